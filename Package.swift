@@ -1,0 +1,30 @@
+// swift-tools-version:6.0
+// LightWork: a RAW development batch pipeline. Only the toolchain and Debian's C libraries.
+import PackageDescription
+
+/// A pkg-config-found C library wrapped as a Swift module (see Sources/C*/module.modulemap).
+func systemLibrary(_ name: String, _ pkg: String, _ apt: String) -> Target {
+    .systemLibrary(name: name, path: "Sources/\(name)", pkgConfig: pkg, providers: [.apt([apt])])
+}
+
+let package = Package(
+    name: "LightWork",
+    products: [
+        .executable(name: "lightwork", targets: ["lightwork"]),
+        .executable(name: "lightwork-tools", targets: ["LightWorkTools"]),
+        .library(name: "LightWork", targets: ["LightWork"]),
+    ],
+    targets: [
+        systemLibrary("CLibRaw", "libraw_r", "libraw-dev"),
+        systemLibrary("CLCMS2", "lcms2", "liblcms2-dev"),
+        systemLibrary("CTIFF", "libtiff-4", "libtiff-dev"),
+        systemLibrary("CJPEG", "libjpeg", "libjpeg62-turbo-dev"),
+        systemLibrary("CPNG", "libpng16", "libpng-dev"),
+        // The few calls Swift cannot make: variadic TIFF calls, setjmp error handling, LittleCMS TYPE_* macros, F16C.
+        .target(name: "CShims", dependencies: ["CLCMS2", "CTIFF", "CJPEG", "CPNG"]),
+        .target(name: "LightWork", dependencies: ["CLibRaw", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CShims"]),
+        .executableTarget(name: "lightwork", dependencies: ["LightWork"]),
+        .executableTarget(name: "LightWorkTools", dependencies: ["LightWork", "CShims", "CTIFF"]),
+        .testTarget(name: "LightWorkTests", dependencies: ["LightWork", "CShims", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CLibRaw"]),
+    ]
+)

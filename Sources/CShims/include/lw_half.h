@@ -1,0 +1,17 @@
+#ifndef LW_HALF_H
+#define LW_HALF_H
+#include <stddef.h>
+#include <stdint.h>
+
+/// Converts `count` IEEE half floats to float (F16C when the CPU has it, exact software path otherwise).
+void lw_half_to_float(const uint16_t *src, float *dst, size_t count);
+/// Converts `count` floats to IEEE half floats, round-to-nearest-even (F16C when available).
+void lw_float_to_half(const float *src, uint16_t *dst, size_t count);
+/// De-interleaves `count` RGBA half pixels into four float planes.
+void lw_rgba_half_to_planar(const uint16_t *src, float *r, float *g, float *b, float *a, size_t count);
+/// Interleaves four float planes into `count` RGBA half pixels.
+void lw_planar_to_rgba_half(const float *r, const float *g, const float *b, const float *a, uint16_t *dst, size_t count);
+/// 1 when the hardware conversion path is in use (reported by `lightwork --version`).
+int lw_half_uses_f16c(void);
+
+#endif

@@ -1,0 +1,51 @@
+import Foundation
+
+/// Every failure LightWork reports. Each message names what went wrong in words a user can act on;
+/// the file concerned is added by the caller (see `FileFailure`).
+public enum LightWorkError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The path does not exist.
+    case missingInput(String)
+    /// The file exists but is empty.
+    case emptyFile
+    /// The bytes are not an image format LightWork reads.
+    case unsupportedFormat(String)
+    /// The decoder rejected the file (truncated, corrupt, unsupported variant).
+    case decodeFailed(String)
+    /// The image decoded but carries no picture (for example a DNG whose image data was stripped).
+    case blankImage(String)
+    /// Width × height above the configured pixel limit (checked before allocating).
+    case tooManyPixels(width: Int, height: Int, limit: Int)
+    /// Colour management failed (bad ICC profile, impossible transform).
+    case colour(String)
+    /// Writing an output failed; nothing is left under the final name.
+    case writeFailed(String)
+    /// A command-line or recipe mistake, found before any file is touched.
+    case usage(String)
+    /// A recipe, catalog or LUT file that is not valid; `path` is the JSON path or line of the mistake.
+    case invalidDocument(file: String, path: String, reason: String)
+    /// A film exists but its pack is locked.
+    case locked(String)
+    /// The disk is full: the run stops (nothing truncated is kept).
+    case diskFull(String)
+    /// A decoder worker process died (signal) or ran past its time limit.
+    case workerCrashed(String)
+
+    public var description: String {
+        switch self {
+        case .missingInput(let p): return "no such file: \(p)"
+        case .emptyFile: return "the file is empty"
+        case .unsupportedFormat(let s): return "not a supported image: \(s)"
+        case .decodeFailed(let s): return "cannot decode: \(s)"
+        case .blankImage(let s): return "image has no picture data: \(s)"
+        case let .tooManyPixels(w, h, limit):
+            return "image is \(w)×\(h) = \(w * h) pixels, above the limit of \(limit) (raise it with --max-pixels)"
+        case .colour(let s): return "colour management failed: \(s)"
+        case .writeFailed(let s): return "cannot write output: \(s)"
+        case .usage(let s): return s
+        case let .invalidDocument(file, path, reason): return "\(file): at \(path): \(reason)"
+        case .locked(let s): return s
+        case .diskFull(let s): return "disk full: \(s)"
+        case .workerCrashed(let s): return "decoder crashed: \(s)"
+        }
+    }
+}

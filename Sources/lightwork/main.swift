@@ -1,0 +1,2 @@
+import LightWork
+print("lightwork")
