@@ -1,0 +1,81 @@
+import Foundation
+
+/// What a decoder hands the engine: upright pixels in the path's working space, plus what the manifest records.
+public struct DecodedImage: Sendable {
+    public enum Kind: String, Sendable, Codable { case raw, rgb }
+
+    public var image: WorkingImage
+    public var kind: Kind
+    public var metadata: ImageMetadata
+    /// Human-readable facts worth recording (e.g. "no colour information: assumed sRGB").
+    public var notes: [String]
+    /// Description of the source colour profile ("camera (LibRaw matrix)", embedded ICC description, …).
+    public var sourceProfile: String
+    /// Format-specific facts for `lightwork info` (CFA pattern, black/white levels, white balance…).
+    public var details: [String: String]
+
+    public init(image: WorkingImage, kind: Kind, metadata: ImageMetadata = ImageMetadata(), notes: [String] = [],
+                sourceProfile: String, details: [String: String] = [:]) {
+        self.image = image
+        self.kind = kind
+        self.metadata = metadata
+        self.notes = notes
+        self.sourceProfile = sourceProfile
+        self.details = details
+    }
+}
+
+/// Settings that change how inputs are decoded.
+public struct DecodeOptions: Sendable, Codable, Equatable {
+    /// LibRaw demosaic algorithm (`--demosaic`).
+    public var demosaic: Demosaic = .ahd
+    /// Rendering intent for ICC inputs (`--intent`).
+    public var intent: RenderingIntent = .relative
+    /// Refuse images with more pixels than this, before allocating (`--max-pixels`).
+    public var maxPixels: Int = 200_000_000
+    /// Threads LibRaw may use inside one decode (1 in batches, where files run in parallel).
+    public var libRawThreads: Int = 0
+
+    public init() {}
+
+    public enum Demosaic: String, Sendable, Codable, CaseIterable {
+        case linear, vng, ppg, ahd, dht, aahd
+        /// LibRaw's `user_qual` code.
+        public var libRawQuality: Int32 {
+            switch self {
+            case .linear: return 0
+            case .vng: return 1
+            case .ppg: return 2
+            case .ahd: return 3
+            case .dht: return 11
+            case .aahd: return 12
+            }
+        }
+    }
+
+    public enum RenderingIntent: String, Sendable, Codable, CaseIterable {
+        case perceptual, relative, saturation, absolute
+        /// LittleCMS intent number.
+        public var lcms: UInt32 {
+            switch self {
+            case .perceptual: return 0
+            case .relative: return 1
+            case .saturation: return 2
+            case .absolute: return 3
+            }
+        }
+    }
+}
+
+/// Reads the first bytes of a file to decide which decoder applies (by content, never by extension).
+public enum InputKind: String, Sendable, Codable {
+    case jpeg, png, raw
+
+    /// `nil` when the bytes are neither JPEG nor PNG; RAW is then attempted by LibRaw, which knows its formats.
+    public static func sniff(_ head: Data) -> InputKind? {
+        let b = [UInt8](head.prefix(8))
+        if b.count >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF { return .jpeg }
+        if b.count >= 8 && b == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] { return .png }
+        return nil
+    }
+}
