@@ -1,0 +1,79 @@
+/// The one conversion from the working values to the output file's colour space, done once at the end:
+/// matrix + tabulated curve (exact for matrix/shaper spaces and ~30× faster than LittleCMS's float path),
+/// then alpha handling and quantisation to 8 or 16 bits.
+public struct OutputTransform: Sendable {
+    public let space: OutputColorSpace
+    public let depth: EncodedPixels.Depth
+    /// Channels written: 3 (RGB) or 4 (RGBA, when the image has alpha and the format keeps it).
+    public let channels: Int
+    /// Background that alpha is flattened onto (linear light, output primaries) when `channels == 3`.
+    private let background: SIMD3<Float>
+    private let flattenAlpha: Bool
+    private let conversion: SpaceConversion
+    /// A direct quantisation without decode/encode (input already in the output's encoding and primaries).
+    private let passthrough: Bool
+
+    /// - Parameters:
+    ///   - input: the space of the values handed to `encode` (the engine's last domain).
+    ///   - keepAlpha: write RGBA (PNG, TIFF with an alpha image); otherwise alpha is flattened onto `background`.
+    ///   - background: sRGB-encoded background colour, 0…1 (default white).
+    public init(input: WorkingSpace, space: OutputColorSpace, depth: EncodedPixels.Depth, hasAlpha: Bool, keepAlpha: Bool,
+                background: SIMD3<Double> = SIMD3(1, 1, 1)) {
+        self.space = space
+        self.depth = depth
+        channels = hasAlpha && keepAlpha ? 4 : 3
+        flattenAlpha = hasAlpha && !keepAlpha
+        conversion = SpaceConversion(fromPrimaries: input.primaries, fromTransfer: input.encoding.transfer,
+                                     toPrimaries: space.primaries, toTransfer: space.transfer)
+        passthrough = conversion.isIdentity && !flattenAlpha
+        let bgLinear = SIMD3(TransferFunction.sRGB.decode(background.x), TransferFunction.sRGB.decode(background.y), TransferFunction.sRGB.decode(background.z))
+        let bgOut = RGBPrimaries.sRGB.conversion(to: space.primaries) * bgLinear
+        self.background = SIMD3(Float(bgOut.x), Float(bgOut.y), Float(bgOut.z))
+    }
+
+    /// Converts one band (planar, in the input space; modified in place) into rows `band.y0…` of `out`.
+    public func encode(_ band: PixelBand, into out: UnsafeMutablePointer<UInt16>) {
+        convert(band)
+        quantise(band, scale: 65535, into: out)
+    }
+
+    /// 8-bit variant of `encode`.
+    public func encode(_ band: PixelBand, into out: UnsafeMutablePointer<UInt8>) {
+        convert(band)
+        quantise(band, scale: 255, into: out)
+    }
+
+    private func convert(_ band: PixelBand) {
+        if passthrough { return }
+        let n = band.count
+        conversion.decodeAndMatrix(r: band.r, g: band.g, b: band.b, count: n)
+        // Clamp in linear light: the output encodes [0, 1] only.
+        for p in [band.r, band.g, band.b] { for i in 0..<n { p[i] = min(max(p[i], 0), 1) } }
+        if flattenAlpha {
+            let (br, bg, bb) = (background.x, background.y, background.z)
+            let a = band.a
+            for i in 0..<n {
+                let al = min(max(a[i], 0), 1), inv = 1 - al
+                band.r[i] = band.r[i] * al + br * inv
+                band.g[i] = band.g[i] * al + bg * inv
+                band.b[i] = band.b[i] * al + bb * inv
+            }
+        }
+        conversion.encode(r: band.r, g: band.g, b: band.b, count: n)
+    }
+
+    private func quantise<T: FixedWidthInteger>(_ band: PixelBand, scale: Float, into out: UnsafeMutablePointer<T>) {
+        let ch = channels, n = band.count
+        let base = out + band.y0 * band.width * ch
+        for (c, p) in [band.r, band.g, band.b].enumerated() {
+            for i in 0..<n {
+                let v = min(max(p[i], 0), 1) * scale + 0.5
+                base[i * ch + c] = T(truncatingIfNeeded: Int32(v))
+            }
+        }
+        if ch == 4 {
+            let a = band.a
+            for i in 0..<n { base[i * 4 + 3] = T(truncatingIfNeeded: Int32(min(max(a[i], 0), 1) * scale + 0.5)) }
+        }
+    }
+}

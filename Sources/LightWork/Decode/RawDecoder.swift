@@ -1,0 +1,216 @@
+import CLibRaw
+import CShims
+import Foundation
+
+/// Decodes camera RAW files (every format LibRaw reads, DNG included) into linear half-float RGBA in the
+/// RAW working space (linear ProPhoto/ROMM, D50). One LibRaw object per decode (`libraw_r` is re-entrant).
+///
+/// Settings follow the issue: as-shot white balance, no auto-brightening, `adjust_maximum_thr = 0`
+/// (LibRaw otherwise brightens by up to ~0.15 EV when the data maximum exceeds 75 % of white), linear
+/// 16-bit output, orientation applied, non-square pixels stretched by LibRaw.
+public enum RawDecoder {
+    /// Opens and decodes `url`. Throws a `LightWorkError` naming the reason on any failure.
+    public static func decode(url: URL, options: DecodeOptions) throws -> DecodedImage {
+        let session = try Session(url: url, options: options)
+        return try session.decode()
+    }
+
+    /// Reads what the decoder sees without demosaicing (for `lightwork info`).
+    public static func inspect(url: URL, options: DecodeOptions = DecodeOptions()) throws -> (metadata: ImageMetadata, details: [String: String]) {
+        let session = try Session(url: url, options: options)
+        return (session.metadata(), session.details())
+    }
+
+    /// Version of the linked LibRaw.
+    public static var libraryVersion: String { String(cString: libraw_version()) }
+
+    /// One open LibRaw handle; closed when the session ends.
+    private final class Session {
+        let lr: UnsafeMutablePointer<libraw_data_t>
+        let url: URL
+        let options: DecodeOptions
+        /// Set by LibRaw's data-error callback (truncated or corrupt data that LibRaw would otherwise zero-fill).
+        let dataError = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+
+        init(url: URL, options: DecodeOptions) throws {
+            guard let lr = libraw_init(0) else { throw LightWorkError.decodeFailed("LibRaw could not be initialised") }
+            self.lr = lr
+            self.url = url
+            self.options = options
+            dataError.pointee = 0
+            libraw_set_dataerror_handler(lr, { data, _, _ in
+                data?.assumingMemoryBound(to: Int32.self).pointee = 1
+            }, dataError)
+            lr.pointee.params.use_camera_wb = 1
+            lr.pointee.params.no_auto_bright = 1
+            lr.pointee.params.adjust_maximum_thr = 0
+            lr.pointee.params.gamm.0 = 1
+            lr.pointee.params.gamm.1 = 1
+            lr.pointee.params.output_bps = 16
+            lr.pointee.params.output_color = 4          // ProPhoto (ROMM) primaries, linear
+            lr.pointee.params.user_qual = options.demosaic.libRawQuality
+            if options.libRawThreads > 0 { omp_set_num_threads(Int32(options.libRawThreads)) }
+
+            // Failures below throw after every property is set, so deinit closes the handle.
+            let rc = libraw_open_file(lr, url.path)
+            guard rc == LIBRAW_SUCCESS.rawValue else {
+                throw RawDecoder.openError(rc, url: url)
+            }
+            let w = Int(lr.pointee.sizes.width), h = Int(lr.pointee.sizes.height)
+            guard w > 0, h > 0 else {
+                throw LightWorkError.decodeFailed("LibRaw found no image size")
+            }
+            if w * h > options.maxPixels {
+                throw LightWorkError.tooManyPixels(width: w, height: h, limit: options.maxPixels)
+            }
+        }
+
+        deinit {
+            libraw_close(lr)
+            dataError.deallocate()
+        }
+
+        func decode() throws -> DecodedImage {
+            var rc = libraw_unpack(lr)
+            guard rc == LIBRAW_SUCCESS.rawValue else { throw RawDecoder.error(rc, stage: "unpack") }
+            if dataError.pointee != 0 { throw LightWorkError.decodeFailed("the raw data is truncated or corrupt (LibRaw reported a data error)") }
+            rc = libraw_dcraw_process(lr)
+            guard rc == LIBRAW_SUCCESS.rawValue else { throw RawDecoder.error(rc, stage: "process") }
+            if dataError.pointee != 0 { throw LightWorkError.decodeFailed("the raw data is truncated or corrupt (LibRaw reported a data error)") }
+            guard let src = lr.pointee.image else { throw LightWorkError.decodeFailed("LibRaw produced no image") }
+            let sw = Int(lr.pointee.sizes.iwidth), sh = Int(lr.pointee.sizes.iheight)
+            let orientation = Orientation(libRawFlip: lr.pointee.sizes.flip)
+            let (w, h) = orientation.swapsAxes ? (sh, sw) : (sw, sh)
+            let image = WorkingImage(width: w, height: h, space: .rawLinear)
+            let peak = RawDecoder.convert(src, storedWidth: sw, storedHeight: sh, orientation: orientation, into: image)
+            guard peak > 0 else {
+                throw LightWorkError.blankImage("every pixel is black (a DNG without image data, or data LibRaw could not read)")
+            }
+            var meta = metadata()
+            meta.orientation = orientation.rawValue
+            return DecodedImage(image: image, kind: .raw, metadata: meta, notes: [],
+                                sourceProfile: "camera (LibRaw \(lr.pointee.idata.dng_version != 0 ? "DNG ColorMatrix" : "built-in matrix"))",
+                                details: details())
+        }
+
+        func metadata() -> ImageMetadata {
+            var m = ImageMetadata()
+            let d = lr.pointee
+            m.make = nonEmpty(stringFromCTuple(d.idata.make))
+            m.model = nonEmpty(stringFromCTuple(d.idata.model))
+            m.lens = nonEmpty(stringFromCTuple(d.lens.Lens))
+            if d.other.shutter > 0 { m.exposureTime = Double(d.other.shutter) }
+            if d.other.aperture > 0 { m.fNumber = Double(d.other.aperture) }
+            if d.other.iso_speed > 0 { m.iso = Double(d.other.iso_speed) }
+            if d.other.focal_len > 0 { m.focalLength = Double(d.other.focal_len) }
+            if d.other.timestamp > 0 {
+                var t = d.other.timestamp
+                var tmv = tm()
+                gmtime_r(&t, &tmv)
+                m.dateTimeOriginal = String(format: "%04d:%02d:%02d %02d:%02d:%02d", tmv.tm_year + 1900, tmv.tm_mon + 1, tmv.tm_mday, tmv.tm_hour, tmv.tm_min, tmv.tm_sec)
+            }
+            let gps = d.other.parsed_gps
+            if gps.gpsparsed != 0 {
+                func deg(_ v: (Float, Float, Float)) -> Double { Double(v.0) + Double(v.1) / 60 + Double(v.2) / 3600 }
+                m.gpsLatitude = deg(gps.latitude) * (gps.latref == CChar(UInt8(ascii: "S")) ? -1 : 1)
+                m.gpsLongitude = deg(gps.longitude) * (gps.longref == CChar(UInt8(ascii: "W")) ? -1 : 1)
+                m.gpsAltitude = Double(gps.altitude)
+            }
+            m.orientation = Orientation(libRawFlip: d.sizes.flip).rawValue
+            return m
+        }
+
+        func details() -> [String: String] {
+            let d = lr.pointee
+            var out: [String: String] = [:]
+            out["rawSize"] = "\(d.sizes.raw_width)x\(d.sizes.raw_height)"
+            out["imageSize"] = "\(d.sizes.width)x\(d.sizes.height)"
+            out["flip"] = "\(d.sizes.flip)"
+            out["pixelAspect"] = String(format: "%.4f", d.sizes.pixel_aspect)
+            out["colors"] = "\(d.idata.colors)"
+            if d.idata.filters != 0 {
+                let desc = Array(stringFromCTuple(d.idata.cdesc))
+                var pattern = ""
+                for row in 0..<2 { for col in 0..<2 {
+                    let c = Int(libraw_COLOR(lr, Int32(row), Int32(col)))
+                    pattern.append(c < desc.count ? desc[c] : "?")
+                } }
+                out["cfa"] = pattern
+            } else {
+                out["cfa"] = "none (linear raw)"
+            }
+            out["blackLevel"] = "\(d.color.black)"
+            out["whiteLevel"] = "\(d.color.maximum)"
+            let wb = withUnsafeBytes(of: d.color.cam_mul) { Array($0.bindMemory(to: Float.self)) }
+            out["asShotWB"] = wb.map { String(format: "%.4f", $0) }.joined(separator: " ")
+            let cm = withUnsafeBytes(of: d.color.rgb_cam) { Array($0.bindMemory(to: Float.self)) }
+            out["rgbCam"] = (0..<3).map { r in (0..<3).map { String(format: "%.4f", cm[r * 4 + $0]) }.joined(separator: " ") }.joined(separator: "; ")
+            if d.idata.dng_version != 0 {
+                let v = d.idata.dng_version
+                out["dngVersion"] = "\(v >> 24).\((v >> 16) & 0xff).\((v >> 8) & 0xff).\(v & 0xff)"
+            }
+            out["decoder"] = String(cString: libraw_unpack_function_name(lr))
+            return out
+        }
+
+        private func nonEmpty(_ s: String) -> String? { s.isEmpty ? nil : s }
+    }
+
+    /// Copies LibRaw's 16-bit RGB(x) image into upright half-float RGBA (alpha 1); returns the largest value seen.
+    static func convert(_ src: UnsafeMutablePointer<(UInt16, UInt16, UInt16, UInt16)>, storedWidth sw: Int, storedHeight sh: Int,
+                        orientation: Orientation, into image: WorkingImage) -> UInt16 {
+        let w = image.width, h = image.height
+        let base = UncheckedSendable(UnsafeRawPointer(src).assumingMemoryBound(to: UInt16.self))
+        let peaks = UncheckedSendable(UnsafeMutablePointer<UInt16>.allocate(capacity: h))
+        defer { peaks.value.deallocate() }
+        let scale: Float = 1 / 65535
+        Parallel.forEach(h, workers: Parallel.threads) { _, y in
+            var row = [Float](repeating: 1, count: 4 * w)
+            var peak: UInt16 = 0
+            row.withUnsafeMutableBufferPointer { rp in
+                let r = rp.baseAddress!
+                for x in 0..<w {
+                    let (sx, sy) = orientation.sourceCoordinate(x: x, y: y, storedWidth: sw, storedHeight: sh)
+                    let p = base.value + 4 * (sy * sw + sx)
+                    peak = max(peak, p[0], p[1], p[2])
+                    r[4 * x] = Float(p[0]) * scale
+                    r[4 * x + 1] = Float(p[1]) * scale
+                    r[4 * x + 2] = Float(p[2]) * scale
+                }
+                lw_float_to_half(r, image.row(y), 4 * w)
+            }
+            peaks.value[y] = peak
+        }
+        var peak: UInt16 = 0
+        for y in 0..<h { peak = max(peak, peaks.value[y]) }
+        return peak
+    }
+
+    /// File extensions of camera RAW formats: a file so named that LibRaw cannot identify is damaged, not foreign.
+    static let rawExtensions: Set<String> = ["3fr", "ari", "arw", "bay", "cap", "cr2", "cr3", "crw", "dcr", "dcs", "dng", "drf", "eip",
+        "erf", "fff", "iiq", "k25", "kdc", "mdc", "mef", "mos", "mrw", "nef", "nrw", "orf", "pef", "ptx", "raf", "raw", "rw2", "rwl", "rwz",
+        "sr2", "srf", "srw", "x3f", "gpr"]
+
+    static func openError(_ rc: Int32, url: URL) -> LightWorkError {
+        let ext = url.pathExtension.lowercased()
+        guard rawExtensions.contains(ext) else {
+            return .unsupportedFormat("not a JPEG, a PNG, nor a RAW format LibRaw \(libraryVersion) reads")
+        }
+        if ext == "gpr" {
+            return .unsupportedFormat("GoPro GPR (VC-5 compressed DNG) is not supported by this LibRaw build")
+        }
+        return .decodeFailed("LibRaw cannot identify this .\(ext) file (\(String(cString: libraw_strerror(rc)))): truncated or corrupt, or a camera LibRaw \(libraryVersion) does not know")
+    }
+
+    static func error(_ rc: Int32, stage: String) -> LightWorkError {
+        let text = String(cString: libraw_strerror(rc))
+        switch rc {
+        case LIBRAW_FILE_UNSUPPORTED.rawValue:
+            return .unsupportedFormat("not a RAW format LibRaw \(libraryVersion) reads, nor a JPEG or PNG")
+        case LIBRAW_IO_ERROR.rawValue, LIBRAW_DATA_ERROR.rawValue, LIBRAW_REQUEST_FOR_NONEXISTENT_IMAGE.rawValue:
+            return .decodeFailed("LibRaw \(stage) failed: \(text) (truncated or corrupt file?)")
+        default:
+            return .decodeFailed("LibRaw \(stage) failed: \(text)")
+        }
+    }
+}

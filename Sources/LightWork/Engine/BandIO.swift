@@ -1,0 +1,12 @@
+import CShims
+
+/// Moves rows between a WorkingImage's half-float RGBA storage and a band's Float32 planes.
+enum BandIO {
+    static func load(_ image: WorkingImage, y0: Int, rows: Int, into s: BandScratch) {
+        lw_rgba_half_to_planar(image.row(y0), s.r, s.g, s.b, s.a, rows * image.width)
+    }
+
+    static func store(_ s: BandScratch, y0: Int, rows: Int, into image: WorkingImage) {
+        lw_planar_to_rgba_half(s.r, s.g, s.b, s.a, image.row(y0), rows * image.width)
+    }
+}

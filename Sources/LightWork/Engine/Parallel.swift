@@ -1,0 +1,54 @@
+import Dispatch
+import Foundation
+
+/// How the engine spreads work: bands of rows over a fixed number of threads. The partition never
+/// changes a pixel's value (every kernel is per pixel), so output is identical for any thread count.
+public enum Parallel {
+    /// Threads the engine uses for one image (`--threads`; default: all cores). Set once at start.
+    nonisolated(unsafe) public static var threads: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    /// Runs `body(band)` for `count` bands on up to `threads` threads.
+    public static func forEach(_ count: Int, _ body: (Int) -> Void) {
+        forEach(count, workers: threads) { _, i in body(i) }
+    }
+
+    /// Runs `body(worker, band)` for `count` bands on up to `workers` threads; `worker` (0..<workers)
+    /// lets a caller give each thread its own scratch memory.
+    public static func forEach(_ count: Int, workers: Int, _ body: (Int, Int) -> Void) {
+        let n = max(1, min(workers, count))
+        if n == 1 {
+            for i in 0..<count { body(0, i) }
+            return
+        }
+        withoutActuallyEscaping(body) { body in
+            let box = UncheckedSendable(body)
+            let next = AtomicCounter()
+            DispatchQueue.concurrentPerform(iterations: n) { worker in
+                while true {
+                    let i = next.increment()
+                    if i >= count { break }
+                    box.value(worker, i)
+                }
+            }
+        }
+    }
+}
+
+/// Hands a non-Sendable value (a raw pointer, a closure over one) to threads the engine coordinates.
+public struct UncheckedSendable<T>: @unchecked Sendable {
+    public let value: T
+    public init(_ value: T) { self.value = value }
+}
+
+/// A lock-protected counter for work stealing among band workers.
+final class AtomicCounter: @unchecked Sendable {
+    private var value = 0
+    private let lock = NSLock()
+    func increment() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        let v = value
+        value += 1
+        return v
+    }
+}
