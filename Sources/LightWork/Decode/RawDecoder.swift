@@ -11,13 +11,21 @@ import Foundation
 public enum RawDecoder {
     /// Opens and decodes `url`. Throws a `LightWorkError` naming the reason on any failure.
     public static func decode(url: URL, options: DecodeOptions) throws -> DecodedImage {
-        let session = try Session(url: url, options: options)
+        let session = try Session(url: url, data: nil, options: options)
         return try session.decode()
+    }
+
+    /// Decodes bytes already read (and hashed) by the caller; `url` names the file in messages.
+    public static func decode(data: Data, url: URL, options: DecodeOptions) throws -> DecodedImage {
+        try data.withUnsafeBytes { raw in
+            let session = try Session(url: url, data: raw, options: options)
+            return try session.decode()
+        }
     }
 
     /// Reads what the decoder sees without demosaicing (for `lightwork info`).
     public static func inspect(url: URL, options: DecodeOptions = DecodeOptions()) throws -> (metadata: ImageMetadata, details: [String: String]) {
-        let session = try Session(url: url, options: options)
+        let session = try Session(url: url, data: nil, options: options)
         return (session.metadata(), session.details())
     }
 
@@ -32,7 +40,8 @@ public enum RawDecoder {
         /// Set by LibRaw's data-error callback (truncated or corrupt data that LibRaw would otherwise zero-fill).
         let dataError = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
 
-        init(url: URL, options: DecodeOptions) throws {
+        /// Opens `url`, or `data` when given (LibRaw reads it in place: it must outlive the session).
+        init(url: URL, data: UnsafeRawBufferPointer?, options: DecodeOptions) throws {
             guard let lr = libraw_init(0) else { throw LightWorkError.decodeFailed("LibRaw could not be initialised") }
             self.lr = lr
             self.url = url
@@ -52,7 +61,7 @@ public enum RawDecoder {
             if options.libRawThreads > 0 { omp_set_num_threads(Int32(options.libRawThreads)) }
 
             // Failures below throw after every property is set, so deinit closes the handle.
-            let rc = libraw_open_file(lr, url.path)
+            let rc = data.map { libraw_open_buffer(lr, UnsafeMutableRawPointer(mutating: $0.baseAddress), $0.count) } ?? libraw_open_file(lr, url.path)
             guard rc == LIBRAW_SUCCESS.rawValue else {
                 throw RawDecoder.openError(rc, url: url)
             }

@@ -1,0 +1,126 @@
+import Foundation
+
+/// Converts one input file into one output file and describes what happened: the single
+/// `convert(file, settings) -> ManifestEntry` function that batch, watch and verify are clients of.
+public struct FileConverter: Sendable {
+    public let options: ConvertOptions
+    private let renderer: Renderer
+    private let settingsDigest: String
+
+    public init(options: ConvertOptions, toolVersion: String = LightWorkVersion.current) {
+        self.options = options
+        renderer = Renderer(chain: options.chain)
+        settingsDigest = Manifest.digest(settings: options.settings, toolVersion: toolVersion)
+    }
+
+    /// Where `item`'s output goes, relative to the output folder: the input's relative folder mirrored,
+    /// its stem, the format's extension.
+    public func relativeOutputPath(for item: InputItem) -> String {
+        let rel = item.relativePath as NSString
+        let dir = rel.deletingLastPathComponent
+        let name = (rel.lastPathComponent as NSString).deletingPathExtension + "." + options.encode.format.fileExtension
+        return dir.isEmpty ? name : dir + "/" + name
+    }
+
+    /// Decodes, renders and writes `item`; never throws: failures become a `failed` entry with a one-line reason.
+    public func convert(_ item: InputItem) -> Manifest.Entry {
+        var entry = Manifest.Entry(input: Manifest.Input(path: item.displayPath, relativePath: item.relativePath), status: .failed)
+        let clock = StageClock()
+        do {
+            let data = try FileConverter.readInput(item.url)
+            entry.input.size = data.count
+            entry.input.sha256 = SHA256.hex(data)
+
+            let decoded = try decode(data: data, url: item.url)
+            entry.timings["decode"] = clock.lap()
+            entry.input.kind = decoded.kind.rawValue
+            entry.input.make = decoded.metadata.make
+            entry.input.model = decoded.metadata.model
+            entry.input.width = decoded.image.width
+            entry.input.height = decoded.image.height
+            entry.input.sourceProfile = decoded.sourceProfile
+            entry.notes = decoded.notes
+
+            let format = options.encode.format
+            let spec = OutputSpec(space: options.colorSpace, depth: format.depth, keepAlpha: format.supportsAlpha, background: options.background)
+            let context = RenderContext(width: decoded.image.width, height: decoded.image.height,
+                                        seed: FileConverter.seed(inputSHA256: entry.input.sha256 ?? "", settingsDigest: settingsDigest))
+            let pixels = renderer.render(decoded.image, context: context, output: spec)
+            entry.timings["render"] = clock.lap()
+
+            var encode = options.encode
+            encode.iccProfile = ICCProfile.embedded(for: options.colorSpace)
+            encode.exif = nil   // EXIF writing arrives with the RGB-path issue
+            let relative = relativeOutputPath(for: item)
+            let url = options.outputDirectory.appendingPathComponent(relative)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try format.writer.write(pixels, settings: encode, to: url)
+            entry.timings["encode"] = clock.lap()
+
+            let written = try Data(contentsOf: url)
+            entry.output = Manifest.Output(path: relative, sha256: SHA256.hex(written), size: written.count, format: format.rawValue,
+                                           bitDepth: format.bitDepth, channels: pixels.channels, colorSpace: options.colorSpace.rawValue,
+                                           width: pixels.width, height: pixels.height)
+            entry.status = .converted
+        } catch let error as LightWorkError {
+            entry.reason = error.description
+        } catch {
+            entry.reason = FileConverter.describe(error)
+        }
+        entry.timings["total"] = clock.total()
+        return entry
+    }
+
+    /// Decodes by content: JPEG and PNG through the RGB path, anything else through LibRaw.
+    public func decode(data: Data, url: URL) throws -> DecodedImage {
+        switch InputKind.sniff(data) {
+        case .jpeg, .png: return try RGBDecoder.decode(data: data, options: options.decode)
+        default: return try RawDecoder.decode(data: data, url: url, options: options.decode)
+        }
+    }
+
+    /// Reads an input whole (it is hashed and decoded from the same bytes), refusing what is not a readable file.
+    static func readInput(_ url: URL) throws -> Data {
+        var st = stat()
+        guard stat(url.path, &st) == 0 else {
+            if errno == ENOENT { throw LightWorkError.missingInput(url.path) }
+            throw LightWorkError.decodeFailed(String(cString: strerror(errno)))
+        }
+        guard st.st_mode & S_IFMT == S_IFREG else { throw LightWorkError.unsupportedFormat("not a regular file") }
+        guard st.st_size > 0 else { throw LightWorkError.emptyFile }
+        do {
+            return try Data(contentsOf: url, options: .mappedIfSafe)
+        } catch {
+            throw LightWorkError.decodeFailed("cannot read the file: \(describe(error))")
+        }
+    }
+
+    /// Grain and dust seed: from the input's content and the settings, never from time or thread order.
+    static func seed(inputSHA256: String, settingsDigest: String) -> UInt64 {
+        let digest = SHA256.hex(Data((inputSHA256 + settingsDigest).utf8))
+        return UInt64(digest.prefix(16), radix: 16) ?? 0
+    }
+
+    /// One line for a Foundation or system error.
+    static func describe(_ error: Error) -> String {
+        let ns = error as NSError
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return ns.localizedDescription.replacingOccurrences(of: "\n", with: " ")
+    }
+}
+
+/// Wall-clock seconds per pipeline stage.
+final class StageClock {
+    private let start = DispatchTime.now()
+    private var last = DispatchTime.now()
+
+    func lap() -> Double {
+        let now = DispatchTime.now()
+        defer { last = now }
+        return Double(now.uptimeNanoseconds - last.uptimeNanoseconds) / 1e9
+    }
+
+    func total() -> Double { Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9 }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// One file to convert: where it is and where it sits relative to the input it was found under.
+public struct InputItem: Sendable, Equatable {
+    public let url: URL
+    /// The path as the user gave it (or as found under a folder they gave).
+    public let displayPath: String
+    /// Relative to the input root: `a/b/IMG_1.CR2` under a folder input, `IMG_1.CR2` for a file input.
+    public let relativePath: String
+
+    public init(url: URL, displayPath: String, relativePath: String) {
+        self.url = url
+        self.displayPath = displayPath
+        self.relativePath = relativePath
+    }
+}
+
+/// Turns command-line paths into input items: files as given, folders walked recursively (structure
+/// mirrored in the output). Symlinked folders are not followed (no loops); hidden files are skipped.
+public enum InputWalker {
+    /// Extensions a folder walk picks up; a file named on the command line is always tried, whatever its name.
+    public static let imageExtensions: Set<String> = RawDecoder.rawExtensions.union(["jpg", "jpeg", "jpe", "png"])
+
+    /// Items in a stable order (sorted by relative path within each argument). Paths that do not exist become
+    /// items too, so that they fail with a manifest entry like any other bad input.
+    public static func items(for paths: [String]) -> [InputItem] {
+        var out: [InputItem] = []
+        let fm = FileManager.default
+        for path in paths {
+            var isDir: ObjCBool = false
+            let url = URL(fileURLWithPath: path)
+            if fm.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
+                var found: [InputItem] = []
+                walk(url, relative: "", display: path, into: &found)
+                out += found.sorted { $0.relativePath < $1.relativePath }
+            } else {
+                out.append(InputItem(url: url, displayPath: path, relativePath: url.lastPathComponent))
+            }
+        }
+        return out
+    }
+
+    private static func walk(_ dir: URL, relative: String, display: String, into out: inout [InputItem]) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path) else { return }
+        for name in names.sorted() where !name.hasPrefix(".") {
+            let url = dir.appendingPathComponent(name)
+            let rel = relative.isEmpty ? name : relative + "/" + name
+            let shown = display.hasSuffix("/") ? display + rel : display + "/" + rel
+            var st = stat()
+            guard lstat(url.path, &st) == 0 else { continue }
+            let type = st.st_mode & S_IFMT
+            if type == S_IFDIR {
+                walk(url, relative: rel, display: display, into: &out)
+            } else if type == S_IFREG || type == S_IFLNK {
+                // A symlink is taken only when it points at a regular file.
+                if type == S_IFLNK {
+                    var target = stat()
+                    guard stat(url.path, &target) == 0, target.st_mode & S_IFMT == S_IFREG else { continue }
+                }
+                if imageExtensions.contains(url.pathExtension.lowercased()) {
+                    out.append(InputItem(url: url, displayPath: shown, relativePath: rel))
+                }
+            }
+        }
+    }
+}

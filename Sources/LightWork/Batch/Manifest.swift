@@ -1,0 +1,142 @@
+import Foundation
+
+/// The record of a run: what went in, with which settings, what came out, and what failed.
+/// Versioned; its JSON Schema is `docs/manifest.schema.json`. Written atomically after every file, so it is
+/// valid JSON even when a run is interrupted between files.
+public struct Manifest: Codable, Sendable, Equatable {
+    public static let currentVersion = 1
+
+    public var schema = "lightwork-manifest"
+    public var version = Manifest.currentVersion
+    public var tool: ToolInfo
+    /// ISO 8601 (UTC) times of the run; excluded when comparing runs.
+    public var startedAt: String
+    public var finishedAt: String?
+    /// Host that produced it; excluded when comparing runs.
+    public var host: String
+    /// The resolved settings every entry was produced with.
+    public var settings: ResolvedSettings
+    /// SHA-256 of the settings and tool version: an output is reusable only when this is unchanged.
+    public var settingsDigest: String
+    public var summary: Summary
+    public var entries: [Entry]
+
+    public struct ToolInfo: Codable, Sendable, Equatable {
+        public var name = "lightwork"
+        public var version: String
+        public var libraries: [String: String]
+    }
+
+    public struct Summary: Codable, Sendable, Equatable {
+        public var total = 0
+        public var converted = 0
+        public var skipped = 0
+        public var failed = 0
+    }
+
+    public enum Status: String, Codable, Sendable {
+        case converted, skipped, failed
+    }
+
+    /// One input and its outcome.
+    public struct Entry: Codable, Sendable, Equatable {
+        public var input: Input
+        public var status: Status
+        /// Why it failed or was skipped (one line).
+        public var reason: String?
+        public var output: Output?
+        /// Seconds per stage: decode, render, encode, total.
+        public var timings: [String: Double]
+        /// Facts worth knowing (assumed profiles, recoveries).
+        public var notes: [String]
+
+        public init(input: Input, status: Status, reason: String? = nil, output: Output? = nil, timings: [String: Double] = [:], notes: [String] = []) {
+            self.input = input
+            self.status = status
+            self.reason = reason
+            self.output = output
+            self.timings = timings
+            self.notes = notes
+        }
+    }
+
+    public struct Input: Codable, Sendable, Equatable {
+        /// The path as given on the command line (or found under a folder given there).
+        public var path: String
+        /// Path relative to the input root (a folder input) or the file name: stable across machines.
+        public var relativePath: String
+        public var size: Int?
+        public var sha256: String?
+        /// "raw" or "rgb".
+        public var kind: String?
+        public var make: String?
+        public var model: String?
+        public var width: Int?
+        public var height: Int?
+        public var sourceProfile: String?
+
+        public init(path: String, relativePath: String) {
+            self.path = path
+            self.relativePath = relativePath
+        }
+    }
+
+    public struct Output: Codable, Sendable, Equatable {
+        /// Relative to the output folder.
+        public var path: String
+        public var sha256: String
+        public var size: Int
+        public var format: String
+        public var bitDepth: Int
+        public var channels: Int
+        public var colorSpace: String
+        public var width: Int
+        public var height: Int
+    }
+
+    public init(tool: ToolInfo, settings: ResolvedSettings, host: String, startedAt: Date) {
+        self.tool = tool
+        self.settings = settings
+        self.host = host
+        self.startedAt = Manifest.timestamp(startedAt)
+        settingsDigest = Manifest.digest(settings: settings, toolVersion: tool.version)
+        summary = Summary()
+        entries = []
+    }
+
+    /// Recomputes the summary from the entries.
+    public mutating func updateSummary() {
+        summary = Summary(total: entries.count,
+                          converted: entries.filter { $0.status == .converted }.count,
+                          skipped: entries.filter { $0.status == .skipped }.count,
+                          failed: entries.filter { $0.status == .failed }.count)
+    }
+
+    /// Canonical JSON (sorted keys, pretty-printed), as written to disk.
+    public func encoded() throws -> Data {
+        let e = JSONEncoder()
+        e.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        var d = try e.encode(self)
+        d.append(0x0A)
+        return d
+    }
+
+    public static func decode(_ data: Data) throws -> Manifest {
+        try JSONDecoder().decode(Manifest.self, from: data)
+    }
+
+    public static func timestamp(_ date: Date) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime]
+        return f.string(from: date)
+    }
+
+    /// SHA-256 of the canonical settings JSON plus the tool version.
+    public static func digest(settings: ResolvedSettings, toolVersion: String) -> String {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys]
+        var data = (try? e.encode(settings)) ?? Data()
+        data.append(contentsOf: Array("|lightwork \(toolVersion)".utf8))
+        return SHA256.hex(data)
+    }
+}

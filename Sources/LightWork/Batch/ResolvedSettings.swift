@@ -1,0 +1,48 @@
+/// Every setting that changes output bytes, after defaults, recipe and command line are merged.
+/// Recorded in the manifest; its digest decides whether an existing output can be reused.
+public struct ResolvedSettings: Codable, Sendable, Equatable {
+    public var format: String
+    public var bitDepth: Int
+    public var colorSpace: String
+    public var quality: Int?
+    public var compression: String?
+    public var demosaic: String
+    public var intent: String
+    public var background: String
+    public var stripMetadata: Bool
+    /// Per filter: UI value, resolved value and the dual-zone flag (empty for a neutral recipe).
+    public var filters: [String: FilterSetting]
+    public var recipeName: String?
+    public var film: String?
+    public var strength: Double?
+
+    public struct FilterSetting: Codable, Sendable, Equatable {
+        public var ui: Double
+        public var value: Double
+        public var useLeftRange: Bool
+
+        public init(ui: Double, value: Double, useLeftRange: Bool) {
+            self.ui = ui
+            self.value = value
+            self.useLeftRange = useLeftRange
+        }
+    }
+
+    public init(format: String, bitDepth: Int, colorSpace: String, quality: Int?, compression: String?, demosaic: String,
+                intent: String, background: String, stripMetadata: Bool, filters: [String: FilterSetting] = [:],
+                recipeName: String? = nil, film: String? = nil, strength: Double? = nil) {
+        self.format = format
+        self.bitDepth = bitDepth
+        self.colorSpace = colorSpace
+        self.quality = quality
+        self.compression = compression
+        self.demosaic = demosaic
+        self.intent = intent
+        self.background = background
+        self.stripMetadata = stripMetadata
+        self.filters = filters
+        self.recipeName = recipeName
+        self.film = film
+        self.strength = strength
+    }
+}

@@ -1,0 +1,23 @@
+import CJPEG
+import CLCMS2
+import CPNG
+import CShims
+import CTIFF
+
+/// LightWork's own version and the versions of the libraries it is linked with (manifest, `--version`).
+public enum LightWorkVersion {
+    public static let current = "0.1.0"
+
+    public static var libraries: [String: String] {
+        let lcms = Int(cmsGetEncodedCMMversion())
+        let tiffLine = String(cString: TIFFGetVersion()).split(separator: "\n").first.map(String.init) ?? ""
+        return [
+            "libraw": RawDecoder.libraryVersion,
+            "lcms2": "\(lcms / 1000).\((lcms % 1000) / 10)",
+            "libtiff": tiffLine.replacingOccurrences(of: "LIBTIFF, Version ", with: ""),
+            "libjpeg-turbo": "libjpeg \(JPEG_LIB_VERSION / 10)" + (JPEG_LIB_VERSION % 10 != 0 ? ".\(JPEG_LIB_VERSION % 10)" : "") + " API",
+            "libpng": String(cString: png_get_libpng_ver(nil)),
+            "f16c": lw_half_uses_f16c() != 0 ? "yes" : "no",
+        ]
+    }
+}

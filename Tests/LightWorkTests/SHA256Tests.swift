@@ -1,0 +1,28 @@
+import Foundation
+import XCTest
+@testable import LightWork
+
+final class SHA256Tests: XCTestCase {
+    /// FIPS 180-4 / NIST example vectors.
+    func testKnownVectors() {
+        XCTAssertEqual(SHA256.hex(Data()), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        XCTAssertEqual(SHA256.hex(Data("abc".utf8)), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        XCTAssertEqual(SHA256.hex(Data("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)),
+                       "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+    }
+
+    /// Incremental updates of odd sizes give the one-shot digest; the shared samples' published digests match.
+    func testFileDigestMatchesSourcesManifest() throws {
+        let url = try TestPaths.sharedSamples("raw").appendingPathComponent("kodak-dc50.kdc")
+        XCTAssertEqual(try SHA256.hex(fileAt: url), "941b1ffcb54d637f1d5bd58c4d9134154660829b085037b9e87e6cfd10f84804")
+        let data = try Data(contentsOf: url)
+        var s = SHA256()
+        var i = 0
+        for step in [1, 63, 64, 65, 1000, 7] where i < data.count {
+            s.update(data[i..<min(i + step, data.count)])
+            i += step
+        }
+        s.update(data[min(i, data.count)...])
+        XCTAssertEqual(s.finalizeHex(), SHA256.hex(data))
+    }
+}
