@@ -1,2 +1,39 @@
+import Foundation
 import LightWork
-print("lightwork")
+
+/// The `lightwork` command: a thin front over the LightWork library, one file per command.
+let usage = """
+LightWork \(LightWorkVersion.current): RAW development batch pipeline.
+
+Usage: lightwork COMMAND [options]
+
+Commands:
+  convert INPUT... -o OUTDIR   develop RAW/JPEG/PNG files into TIFF, JPEG or PNG, with a manifest
+  info FILE...                 show what the decoder sees (camera, size, CFA, levels, white balance)
+
+Options:
+  --version                    LightWork's version and the linked libraries' versions
+  -h, --help                   this text; 'lightwork COMMAND --help' explains a command
+
+Start with:   lightwork convert Samples/ -o out/
+"""
+
+setvbuf(stdout, nil, _IOLBF, 0)
+var arguments = Array(CommandLine.arguments.dropFirst())
+let command = arguments.isEmpty ? "--help" : arguments.removeFirst()
+let status: Int32
+switch command {
+case "convert": status = ConvertCommand.run(arguments)
+case "info": status = InfoCommand.run(arguments)
+case "--version", "version":
+    print("lightwork \(LightWorkVersion.current)")
+    for (name, version) in LightWorkVersion.libraries.sorted(by: { $0.key < $1.key }) { print("  \(name) \(version)") }
+    status = 0
+case "-h", "--help", "help":
+    print(usage)
+    status = 0
+default:
+    FileHandle.standardError.write(Data("lightwork: unknown command '\(command)'\n\n\(usage)\n".utf8))
+    status = 2
+}
+exit(status)

@@ -1,0 +1,43 @@
+# LightWork: every target does its own set-up (scripts/ensure-deps.sh installs what is missing).
+SWIFT      ?= swift
+CONFIG     ?= release
+BIN        := .build/$(CONFIG)/lightwork
+TOOLS      := .build/$(CONFIG)/lightwork-tools
+OUT        ?= out
+# Tests run optimised (pixel loops are 25-30x slower in debug) with @testable imports enabled.
+TESTFLAGS  := -c release -Xswiftc -enable-testing
+
+.PHONY: all deps build run test bench samples clean help
+
+all: build
+
+help:
+	@echo "make run    install deps, build, convert Samples/ into ./$(OUT) and say where it went"
+	@echo "make test   install deps, build and run the whole test suite"
+	@echo "make bench  speed and memory against dcraw_emu (prints figures and ratios)"
+	@echo "make samples regenerate Samples/ (DNG scene, truth, sRGB PNG)"
+
+deps:
+	@scripts/ensure-deps.sh
+
+build: deps
+	$(SWIFT) build -c $(CONFIG)
+
+run: build
+	@rm -rf $(OUT)
+	$(BIN) convert Samples -o $(OUT); status=$$?; \
+	echo; echo "Images:   $$(pwd)/$(OUT)/"; echo "Manifest: $$(pwd)/$(OUT)/manifest.json"; exit $$status
+
+test: deps
+	$(SWIFT) test $(TESTFLAGS)
+
+samples: build
+	$(TOOLS) make-sample-dng -o Samples/scene.dng --truth Samples/scene.truth.json --srgb-png Samples/scene-srgb.png
+	$(TOOLS) make-sample-dng -o Samples/scene-tungsten.dng --illuminant A --truth Samples/scene-tungsten.truth.json
+
+bench: build
+	@scripts/ensure-deps.sh --bench
+	@scripts/bench.sh $(CONFIG)
+
+clean:
+	rm -rf .build $(OUT) bench-out

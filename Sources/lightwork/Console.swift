@@ -1,0 +1,69 @@
+import Foundation
+
+/// Terminal output: one live progress line on a terminal (never interleaved with error lines, which clear
+/// it first), plain lines otherwise, JSON events with --json. Errors go to stderr, results to stdout.
+final class Console: @unchecked Sendable {
+    enum Mode { case normal, quiet, verbose }
+    let mode: Mode
+    let json: Bool
+    private let isTerminal = isatty(STDERR_FILENO) == 1
+    private var liveLine = false
+    private let lock = NSLock()
+
+    init(mode: Mode, json: Bool) {
+        self.mode = mode
+        self.json = json
+    }
+
+    /// An error line: "lightwork: <path>: <reason>".
+    func error(_ text: String) {
+        lock.lock(); defer { lock.unlock() }
+        clearLive()
+        FileHandle.standardError.write(Data("lightwork: \(text)\n".utf8))
+    }
+
+    /// An informational line (suppressed by --quiet and --json).
+    func info(_ text: String) {
+        guard mode != .quiet, !json else { return }
+        lock.lock(); defer { lock.unlock() }
+        clearLive()
+        FileHandle.standardError.write(Data("\(text)\n".utf8))
+    }
+
+    func verbose(_ text: String) { if mode == .verbose { info(text) } }
+
+    /// Replaces the live progress line (terminal only); elsewhere nothing (per-file lines carry progress).
+    func progress(_ text: String) {
+        guard isTerminal, mode != .quiet, !json else { return }
+        lock.lock(); defer { lock.unlock() }
+        let cols = Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 100
+        FileHandle.standardError.write(Data("\r\u{1B}[2K\(String(text.prefix(max(20, cols - 1))))".utf8))
+        liveLine = true
+    }
+
+    func endProgress() {
+        lock.lock(); defer { lock.unlock() }
+        clearLive()
+    }
+
+    /// One JSON event per line on stdout (for other programs).
+    func event(_ fields: [String: Any]) {
+        guard json, let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
+        lock.lock(); defer { lock.unlock() }
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+
+    /// A result line on stdout (suppressed by --json).
+    func result(_ text: String) {
+        guard !json else { return }
+        lock.lock(); defer { lock.unlock() }
+        clearLive()
+        FileHandle.standardOutput.write(Data("\(text)\n".utf8))
+    }
+
+    var showsPlainProgress: Bool { !isTerminal && mode != .quiet && !json }
+
+    private func clearLive() {
+        if liveLine { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)); liveLine = false }
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import LightWork
+
+/// `lightwork convert`: the batch export.
+enum ConvertCommand {
+    static let specs: [OptionSpec] = [
+        OptionSpec(name: "output", value: "DIR", help: "output folder (created if missing); required", short: "o"),
+        OptionSpec(name: "format", value: "FMT", help: "tiff16 (default), tiff8, jpeg, png, png16"),
+        OptionSpec(name: "quality", value: "N", help: "JPEG quality 1-100 (default 92; 4:4:4 chroma from 90)"),
+        OptionSpec(name: "compression", value: "C", help: "TIFF compression: none (default), deflate, lzw"),
+        OptionSpec(name: "colorspace", value: "CS", help: "srgb (default), display-p3, adobe-rgb, prophoto; profile always embedded"),
+        OptionSpec(name: "demosaic", value: "ALG", help: "RAW demosaic: ahd (default), linear, ppg, vng, dht, aahd"),
+        OptionSpec(name: "intent", value: "I", help: "ICC inputs: relative (default, with black-point compensation), perceptual, saturation, absolute"),
+        OptionSpec(name: "background", value: "COLOR", help: "what JPEG flattens alpha onto: white (default), black, #RRGGBB"),
+        OptionSpec(name: "strip-metadata", value: nil, help: "write no EXIF (the ICC profile is always embedded)"),
+        OptionSpec(name: "manifest", value: "PATH", help: "where the manifest goes (default OUTDIR/manifest.json)"),
+        OptionSpec(name: "max-pixels", value: "N", help: "refuse images above N pixels before allocating (default 200000000)"),
+        OptionSpec(name: "threads", value: "N", help: "engine threads per image (default: all cores)"),
+        OptionSpec(name: "json", value: nil, help: "stream one JSON event per line on stdout"),
+        OptionSpec(name: "quiet", value: nil, help: "only errors", short: "q"),
+        OptionSpec(name: "verbose", value: nil, help: "timings and notes per file", short: "v"),
+        OptionSpec(name: "help", value: nil, help: "this text", short: "h"),
+    ]
+
+    static let help = """
+    Usage: lightwork convert [options] INPUT... -o OUTDIR
+
+    Converts RAW files (any camera LibRaw reads, DNG included), JPEGs and PNGs into finished images.
+    Each INPUT is a file or a folder; folders are walked recursively and their structure is mirrored
+    under OUTDIR. OUTDIR/<stem>.<tif|jpg|png> is written atomically (never half-written under its final
+    name) and OUTDIR/manifest.json records every input, setting, output and failure.
+
+    Options:
+    \(CommandLineParser.help(specs))
+
+    Exit status: 0 every input converted, 1 some input failed (the rest still converted), 2 usage error.
+
+    Examples:
+      lightwork convert shoot/ -o export/                       16-bit sRGB TIFFs of a whole folder
+      lightwork convert IMG_1.CR2 IMG_2.NEF --format jpeg -o web/ --quality 88
+      lightwork convert scans/ -o out/ --format png16 --colorspace adobe-rgb
+    """
+
+    static func run(_ args: [String]) -> Int32 {
+        let parsed: ParsedArguments
+        let options: ConvertOptions
+        let manifestURL: URL
+        do {
+            parsed = try CommandLineParser.parse(args, specs: specs)
+            if parsed.has("help") { print(help); return 0 }
+            guard let out = parsed.value("output") else { throw LightWorkError.usage("convert needs an output folder: -o OUTDIR") }
+            guard !parsed.positionals.isEmpty else { throw LightWorkError.usage("convert needs at least one INPUT file or folder") }
+            options = try makeOptions(parsed, outputDirectory: URL(fileURLWithPath: out))
+            manifestURL = parsed.value("manifest").map { URL(fileURLWithPath: $0) } ?? options.outputDirectory.appendingPathComponent("manifest.json")
+            if let t = parsed.value("threads") {
+                guard let n = Int(t), n >= 1 else { throw LightWorkError.usage("--threads takes a whole number ≥ 1, not '\(t)'") }
+                Parallel.threads = n
+            }
+        } catch {
+            FileHandle.standardError.write(Data("lightwork convert: \(error)\nRun 'lightwork convert --help' for usage.\n".utf8))
+            return 2
+        }
+        let console = Console(mode: parsed.has("quiet") ? .quiet : parsed.has("verbose") ? .verbose : .normal, json: parsed.has("json"))
+        let items = InputWalker.items(for: parsed.positionals)
+        if items.isEmpty {
+            console.error("no images found in \(parsed.positionals.joined(separator: ", "))")
+            return 1
+        }
+        let runner = BatchRunner(converter: FileConverter(options: options), manifestURL: manifestURL)
+        let start = Date()
+        var manifestFailed = false
+        let manifest = runner.run(items, onEvent: { event in
+            switch event {
+            case .started(let total):
+                console.event(["event": "started", "total": total])
+                console.verbose("converting \(total) file(s) into \(options.outputDirectory.path)")
+            case let .finished(index, total, item, entry):
+                report(entry, item: item, index: index, total: total, console: console, elapsed: Date().timeIntervalSince(start))
+            }
+        }, onManifestError: { e in
+            if !manifestFailed { console.error("cannot write the manifest: \(e)") }
+            manifestFailed = true
+        })
+        console.endProgress()
+        let s = manifest.summary
+        console.event(["event": "finished", "converted": s.converted, "skipped": s.skipped, "failed": s.failed, "manifest": manifestURL.path])
+        console.result("\(s.converted) converted, \(s.skipped) skipped, \(s.failed) failed -> \(options.outputDirectory.path)")
+        if !manifestFailed { console.result("manifest: \(manifestURL.path)") }
+        return s.failed > 0 || manifestFailed ? 1 : 0
+    }
+
+    static func report(_ entry: Manifest.Entry, item: InputItem, index: Int, total: Int, console: Console, elapsed: Double) {
+        switch entry.status {
+        case .failed:
+            console.error("\(item.displayPath): \(entry.reason ?? "failed")")
+            console.event(["event": "failed", "input": item.displayPath, "reason": entry.reason ?? ""])
+        case .converted, .skipped:
+            let out = entry.output?.path ?? ""
+            console.event(["event": entry.status.rawValue, "input": item.displayPath, "output": out,
+                           "seconds": ((entry.timings["total"] ?? 0) * 1000).rounded() / 1000])
+            if console.showsPlainProgress { console.info("[\(index)/\(total)] \(item.displayPath) -> \(out)") }
+            let t = entry.timings
+            console.verbose(String(format: "  decode %.2fs  render %.2fs  encode %.2fs", t["decode"] ?? 0, t["render"] ?? 0, t["encode"] ?? 0)
+                            + (entry.notes.isEmpty ? "" : "  (" + entry.notes.joined(separator: "; ") + ")"))
+        }
+        let rate = elapsed > 0 ? Double(index) / elapsed * 60 : 0
+        let eta = rate > 0 ? Double(total - index) / rate * 60 : 0
+        console.progress(String(format: "[%d/%d] %.1f img/min, ETA %d:%02d  %@", index, total, rate, Int(eta) / 60, Int(eta) % 60, item.relativePath))
+    }
+
+    /// Builds ConvertOptions from the parsed flags (export settings only; looks arrive with recipes).
+    static func makeOptions(_ p: ParsedArguments, outputDirectory: URL) throws -> ConvertOptions {
+        var encode = EncodeSettings()
+        if let f = p.value("format") {
+            guard let format = OutputFormat(rawValue: f) else { throw choices("--format", f, OutputFormat.allCases.map(\.rawValue)) }
+            encode.format = format
+        }
+        if let q = p.value("quality") {
+            guard let v = Int(q), (1...100).contains(v) else { throw LightWorkError.usage("--quality takes 1-100, not '\(q)'") }
+            encode.jpegQuality = v
+        }
+        if let c = p.value("compression") {
+            guard let v = TIFFCompression(rawValue: c) else { throw choices("--compression", c, TIFFCompression.allCases.map(\.rawValue)) }
+            encode.tiffCompression = v
+        }
+        var colorSpace = OutputColorSpace.srgb
+        if let c = p.value("colorspace") {
+            guard let v = OutputColorSpace(rawValue: c) else { throw choices("--colorspace", c, OutputColorSpace.allCases.map(\.rawValue)) }
+            colorSpace = v
+        }
+        var decode = DecodeOptions()
+        if let d = p.value("demosaic") {
+            guard let v = DecodeOptions.Demosaic(rawValue: d) else { throw choices("--demosaic", d, DecodeOptions.Demosaic.allCases.map(\.rawValue)) }
+            decode.demosaic = v
+        }
+        if let i = p.value("intent") {
+            guard let v = DecodeOptions.RenderingIntent(rawValue: i) else { throw choices("--intent", i, DecodeOptions.RenderingIntent.allCases.map(\.rawValue)) }
+            decode.intent = v
+        }
+        if let m = p.value("max-pixels") {
+            guard let v = Int(m), v > 0 else { throw LightWorkError.usage("--max-pixels takes a positive whole number, not '\(m)'") }
+            decode.maxPixels = v
+        }
+        let background = try p.value("background").map(parseColour) ?? SIMD3(1, 1, 1)
+        return ConvertOptions(outputDirectory: outputDirectory, encode: encode, colorSpace: colorSpace, decode: decode,
+                              background: background, stripMetadata: p.has("strip-metadata"))
+    }
+
+    static func choices(_ flag: String, _ value: String, _ all: [String]) -> LightWorkError {
+        .usage("\(flag) '\(value)' is not one of: \(all.joined(separator: ", "))")
+    }
+
+    /// white, black, grey, #RRGGBB or r,g,b (0-255).
+    static func parseColour(_ s: String) throws -> SIMD3<Double> {
+        switch s.lowercased() {
+        case "white": return SIMD3(1, 1, 1)
+        case "black": return SIMD3(0, 0, 0)
+        case "grey", "gray": return SIMD3(0.5, 0.5, 0.5)
+        default: break
+        }
+        if s.hasPrefix("#"), s.count == 7, let v = UInt32(s.dropFirst(), radix: 16) {
+            return SIMD3(Double((v >> 16) & 255) / 255, Double((v >> 8) & 255) / 255, Double(v & 255) / 255)
+        }
+        let parts = s.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        if parts.count == 3, parts.allSatisfy({ (0...255).contains($0) }) { return SIMD3(parts[0] / 255, parts[1] / 255, parts[2] / 255) }
+        throw LightWorkError.usage("--background '\(s)' is not a colour: use white, black, #RRGGBB or r,g,b")
+    }
+}

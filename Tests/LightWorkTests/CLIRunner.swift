@@ -1,0 +1,44 @@
+import Foundation
+import XCTest
+
+/// Runs the real `lightwork` binary (built beside the test bundle) and captures what it says.
+struct CLIRunner {
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    /// The binary of the same build configuration as the tests.
+    static var binary: URL {
+        let bundleDir = Bundle.main.bundleURL
+        for dir in [bundleDir, bundleDir.deletingLastPathComponent()] {
+            let candidate = dir.appendingPathComponent("lightwork")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("lightwork")
+    }
+
+    static func run(_ args: [String], environment: [String: String] = [:], currentDirectory: URL? = nil) throws -> Result {
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = args
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        p.environment = env
+        if let currentDirectory { p.currentDirectoryURL = currentDirectory }
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        // Drain both pipes while the process runs so neither can fill up and block it.
+        var outData = Data(), errData = Data()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        errData = err.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        p.waitUntilExit()
+        return Result(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+    }
+}

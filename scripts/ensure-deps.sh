@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs what LightWork needs on Debian when it is missing: the C libraries' -dev packages (found
+# through pkg-config) and, with --bench, the peers used for comparison. Safe to run again: it only
+# installs what pkg-config or PATH cannot find.
+set -euo pipefail
+
+want_bench=0
+[ "${1:-}" = "--bench" ] && want_bench=1
+
+missing=()
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+check() { pkg-config --exists "$1" 2>/dev/null || missing+=("$2"); }
+check libraw_r libraw-dev
+check lcms2 liblcms2-dev
+check libtiff-4 libtiff-dev
+check libjpeg libjpeg62-turbo-dev
+check libpng16 libpng-dev
+if [ "$want_bench" = 1 ]; then
+  command -v dcraw_emu >/dev/null 2>&1 || missing+=(libraw-bin)
+  command -v /usr/bin/time >/dev/null 2>&1 || missing+=(time)
+fi
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "Installing missing packages: ${missing[*]}"
+  if [ "$(id -u)" = 0 ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo apt-get update -qq
+    sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "error: LightWork needs these Debian packages: ${missing[*]}" >&2
+    echo "       run as root, or: sudo apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+  echo "error: the Swift toolchain (swift 6) is not on PATH; install it from swift.org and retry" >&2
+  exit 1
+fi
