@@ -2,6 +2,7 @@
 #include "lw_jpeg.h"
 #include <stdio.h>  // jpeglib.h needs FILE
 #include <jpeglib.h>
+#include <jerror.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,12 @@ static void on_error_exit(j_common_ptr c) {
 
 static void on_output_message(j_common_ptr c) { (void)c; }  // warnings stay silent
 
+// libjpeg only warns at a premature end of data and fills the rest with grey; a cut file is an error here.
+static void on_emit_message(j_common_ptr c, int level) {
+    if (level < 0 && c->err->msg_code == JWRN_JPEG_EOF) c->err->error_exit(c);
+    if (level < 0) c->err->num_warnings++;
+}
+
 static void set_message(char *err, size_t err_len, const char *text) {
     if (err && err_len) snprintf(err, err_len, "%s", text);
 }
@@ -31,6 +38,7 @@ static void install(struct lw_jpeg_error *e, char *err, size_t err_len) {
     jpeg_std_error(&e->pub);
     e->pub.error_exit = on_error_exit;
     e->pub.output_message = on_output_message;
+    e->pub.emit_message = on_emit_message;
     e->msg = err;
     e->msg_len = err_len;
 }

@@ -109,6 +109,14 @@ final class ImageFileReaderTests: XCTestCase {
         XCTAssertThrowsError(try ImageFileReader.read(dir.appendingPathComponent("absent.jpg"))) {
             guard case LightWorkError.missingInput? = $0 as? LightWorkError else { return XCTFail("\($0)") }
         }
+        // A JPEG cut short (libjpeg alone would only warn and return grey).
+        let jpeg = try Data(contentsOf: try sample("display-p3-iceland.jpg"))
+        let cutJPEG = dir.appendingPathComponent("cut.jpg")
+        try jpeg.prefix(jpeg.count * 2 / 3).write(to: cutJPEG)
+        XCTAssertThrowsError(try ImageFileReader.read(cutJPEG)) {
+            guard case LightWorkError.decodeFailed(let m)? = $0 as? LightWorkError else { return XCTFail("\($0)") }
+            XCTAssertTrue(m.contains("libjpeg"), m)
+        }
         // A PNG cut in the middle of its pixel data.
         let png = try Data(contentsOf: try sample("iccp-srgb.png"))
         let cut = dir.appendingPathComponent("cut.png")

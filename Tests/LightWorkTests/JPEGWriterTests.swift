@@ -89,6 +89,17 @@ final class JPEGWriterTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: a), try Data(contentsOf: b))
     }
 
+    /// Optimised Huffman tables shrink the file and decode to the same pixels (the DCT is unchanged).
+    func testOptimisedCodingIsSmallerWithIdenticalPixels() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let pixels = TestImages.pattern(width: 64, height: 48, channels: 3, depth: .eight)
+        let a = dir.appendingPathComponent("opt.jpg"), b = dir.appendingPathComponent("plain.jpg")
+        try JPEGWriter().write(pixels, settings: EncodeSettings(format: .jpeg), to: a)
+        try JPEGWriter().write(pixels, settings: EncodeSettings(format: .jpeg, jpegOptimizeCoding: false), to: b)
+        XCTAssertLessThan(try Data(contentsOf: a).count, try Data(contentsOf: b).count)
+        XCTAssertEqual(try ImageFileReader.read(a).samples, try ImageFileReader.read(b).samples)
+    }
+
     func testOversizedExifIsRefused() throws {
         let dir = try TestPaths.temporaryDirectory(self)
         let pixels = TestImages.gradient8(width: 8, height: 8, channels: 3)

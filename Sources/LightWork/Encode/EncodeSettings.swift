@@ -5,6 +5,9 @@ public struct EncodeSettings: Sendable, Equatable {
     public var format: OutputFormat
     /// JPEG quality 1…100 (chroma is not subsampled at 90 and above).
     public var jpegQuality: Int
+    /// Optimised Huffman tables: ~5-8 % smaller JPEGs, but encoding takes ~3× as long
+    /// (24 MP q92 4:4:4: 0.42 s instead of 0.15 s).
+    public var jpegOptimizeCoding: Bool
     public var tiffCompression: TIFFCompression
     /// zlib level for PNG (0…9). Default 1: with the Up filter it writes ~9× faster than level 6 for
     /// files ~10 % larger (see PNGWriter).
@@ -15,10 +18,12 @@ public struct EncodeSettings: Sendable, Equatable {
     /// written as JPEG APP1 and PNG eXIf; TIFF outputs do not carry it yet.
     public var exif: Data?
 
-    public init(format: OutputFormat = .tiff16, jpegQuality: Int = 92, tiffCompression: TIFFCompression = .none,
-                pngCompressionLevel: Int = 1, iccProfile: Data? = nil, exif: Data? = nil) {
+    public init(format: OutputFormat = .tiff16, jpegQuality: Int = 92, jpegOptimizeCoding: Bool = true,
+                tiffCompression: TIFFCompression = .none, pngCompressionLevel: Int = 1,
+                iccProfile: Data? = nil, exif: Data? = nil) {
         self.format = format
         self.jpegQuality = jpegQuality
+        self.jpegOptimizeCoding = jpegOptimizeCoding
         self.tiffCompression = tiffCompression
         self.pngCompressionLevel = pngCompressionLevel
         self.iccProfile = iccProfile

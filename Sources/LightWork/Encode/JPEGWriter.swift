@@ -1,7 +1,8 @@
 import CShims
 import Foundation
 
-/// Writes baseline JPEG with libjpeg-turbo: 8-bit RGB or grey, optimised Huffman tables, 4:4:4 chroma at
+/// Writes baseline JPEG with libjpeg-turbo: 8-bit RGB or grey, optimised Huffman tables (unless turned off
+/// in the settings), accurate integer DCT (the same bytes on every machine), 4:4:4 chroma at
 /// quality 90 and above (4:2:0 below), EXIF as APP1 then the ICC profile as APP2. Alpha is refused:
 /// the caller flattens it first.
 public struct JPEGWriter: ImageWriter {
@@ -29,7 +30,7 @@ public struct JPEGWriter: ImageWriter {
                     var params = lw_jpeg_encode_params(
                         width: Int32(pixels.width), height: Int32(pixels.height), components: Int32(pixels.channels),
                         quality: Int32(quality), subsample_444: quality >= Self.fullChromaQuality ? 1 : 0,
-                        optimize_coding: 1, exif: exifPtr, exif_len: exifCount, icc: iccPtr, icc_len: iccCount)
+                        optimize_coding: settings.jpegOptimizeCoding ? 1 : 0, exif: exifPtr, exif_len: exifCount, icc: iccPtr, icc_len: iccCount)
                     return lw_jpeg_encode(&params, px.baseAddress, pixels.samplesPerRow, &encoded, &length, &message, message.count)
                 }
             }

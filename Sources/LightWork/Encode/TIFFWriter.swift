@@ -7,9 +7,11 @@ import Foundation
 /// `TIFFWriteEncodedStrip` (libtiff only uses libdeflate for whole strips); no DateTime tag, so the
 /// same pixels always give the same bytes.
 public struct TIFFWriter: ImageWriter {
-    /// Target strip size: 512 KiB keeps Deflate fast and near its best ratio while a strip stays small.
+    /// Target strip size. 256 KiB, 512 KiB and 1 MiB strips gave the same Deflate size and times within
+    /// noise (24 MP 16-bit); 512 KiB keeps the strip buffer small.
     public static let targetStripBytes = 512 * 1024
-    /// Deflate level: 1 is ~2.5× faster than 6 with libdeflate, for files a few per cent larger.
+    /// Deflate level. On a 24 MP 16-bit photo with realistic noise in the low bits, level 1 took 2.0-2.2 s,
+    /// level 3 2.5-3.0 s and level 6 2.8-3.7 s, and level 1 was even the smallest (102 vs 105 MiB).
     public static let deflateLevel: UInt32 = 1
 
     public init() {}
