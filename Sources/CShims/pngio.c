@@ -1,0 +1,208 @@
+// libpng reports errors by longjmp to a setjmp point, which Swift cannot set: the whole encode and decode
+// run here, and failures come back as -1 plus libpng's message.
+#include "lw_png.h"
+#include <errno.h>
+#include <png.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define LW_PNG_BUFFER (1u << 20)
+
+struct lw_png_context {
+    // Error reporting.
+    char *msg;
+    size_t msg_len;
+    // Writing: a 1 MiB buffer in front of write(2); the first failing errno is kept.
+    int fd;
+    int io_errno;
+    uint8_t *buf;
+    size_t used;
+    // Reading: the whole file in memory.
+    const uint8_t *data;
+    size_t len, pos;
+    png_bytep *rows;
+};
+
+static void on_png_error(png_structp png, png_const_charp text) {
+    struct lw_png_context *c = png_get_error_ptr(png);
+    if (c->msg && c->msg_len) snprintf(c->msg, c->msg_len, "%s", text);
+    png_longjmp(png, 1);
+}
+
+static void on_png_warning(png_structp png, png_const_charp text) { (void)png; (void)text; }
+
+static int write_all(struct lw_png_context *c, const uint8_t *p, size_t n) {
+    while (n > 0) {
+        ssize_t k = write(c->fd, p, n);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            c->io_errno = errno;
+            return -1;
+        }
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static void on_write(png_structp png, png_bytep data, size_t len) {
+    struct lw_png_context *c = png_get_io_ptr(png);
+    if (c->used + len > LW_PNG_BUFFER) {
+        if (write_all(c, c->buf, c->used) != 0) png_error(png, strerror(c->io_errno));
+        c->used = 0;
+    }
+    if (len >= LW_PNG_BUFFER) {
+        if (write_all(c, data, len) != 0) png_error(png, strerror(c->io_errno));
+        return;
+    }
+    memcpy(c->buf + c->used, data, len);
+    c->used += len;
+}
+
+static void on_flush(png_structp png) { (void)png; }  // flushed once at the end
+
+int lw_png_encode_fd(int fd, const lw_png_encode_params *p, const void *pixels, size_t row_bytes,
+                     int *io_errno, char *err, size_t err_len) {
+    *io_errno = 0;
+    struct lw_png_context *c = calloc(1, sizeof *c);
+    if (!c) { snprintf(err, err_len, "out of memory"); return -1; }
+    c->msg = err;
+    c->msg_len = err_len;
+    c->fd = fd;
+    c->buf = malloc(LW_PNG_BUFFER);
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, c, on_png_error, on_png_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!c->buf || !png || !info) {
+        snprintf(err, err_len, "out of memory");
+        if (png) png_destroy_write_struct(&png, info ? &info : NULL);
+        free(c->buf);
+        free(c);
+        return -1;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &info);
+        *io_errno = c->io_errno;
+        free(c->buf);
+        free(c);
+        return -1;
+    }
+    png_set_write_fn(png, c, on_write, on_flush);
+    int color_type = p->channels == 1 ? PNG_COLOR_TYPE_GRAY
+                   : p->channels == 2 ? PNG_COLOR_TYPE_GRAY_ALPHA
+                   : p->channels == 3 ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_RGB_ALPHA;
+    png_set_IHDR(png, info, (png_uint_32)p->width, (png_uint_32)p->height, p->bit_depth, color_type,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_BASE, PNG_FILTER_TYPE_BASE);
+    png_set_compression_level(png, p->compression_level);
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, p->filters);
+    png_set_compression_buffer_size(png, 256 * 1024);
+    if (p->icc) png_set_iCCP(png, info, p->icc_name ? p->icc_name : "ICC profile", PNG_COMPRESSION_TYPE_BASE,
+                             p->icc, (png_uint_32)p->icc_len);
+#ifdef PNG_eXIf_SUPPORTED
+    if (p->exif) png_set_eXIf_1(png, info, (png_uint_32)p->exif_len, (png_bytep)p->exif);
+#endif
+    png_write_info(png, info);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (p->bit_depth == 16) png_set_swap(png);
+#endif
+    for (int y = 0; y < p->height; y++) png_write_row(png, (png_const_bytep)pixels + (size_t)y * row_bytes);
+    png_write_end(png, info);
+    if (c->used && write_all(c, c->buf, c->used) != 0) png_error(png, strerror(c->io_errno));
+    png_destroy_write_struct(&png, &info);
+    free(c->buf);
+    free(c);
+    return 0;
+}
+
+static void on_read(png_structp png, png_bytep out, size_t n) {
+    struct lw_png_context *c = png_get_io_ptr(png);
+    if (n > c->len - c->pos) png_error(png, "file is truncated");
+    memcpy(out, c->data + c->pos, n);
+    c->pos += n;
+}
+
+static uint8_t *copy_bytes(const void *src, size_t n) {
+    uint8_t *d = malloc(n ? n : 1);
+    if (d) memcpy(d, src, n);
+    return d;
+}
+
+int lw_png_decode(const uint8_t *data, size_t len, lw_png_image *out, char *err, size_t err_len) {
+    memset(out, 0, sizeof *out);
+    struct lw_png_context *c = calloc(1, sizeof *c);
+    if (!c) { snprintf(err, err_len, "out of memory"); return -1; }
+    c->msg = err;
+    c->msg_len = err_len;
+    c->data = data;
+    c->len = len;
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, c, on_png_error, on_png_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!png || !info) {
+        snprintf(err, err_len, "out of memory");
+        if (png) png_destroy_read_struct(&png, info ? &info : NULL, NULL);
+        free(c);
+        return -1;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_read_struct(&png, &info, NULL);
+        free(c->rows);
+        free(c);
+        lw_png_image_free(out);
+        return -1;
+    }
+    png_set_benign_errors(png, 1);
+    png_set_read_fn(png, c, on_read);
+    png_read_info(png, info);
+    png_uint_32 w = 0, h = 0;
+    int depth = 0, color_type = 0;
+    png_get_IHDR(png, info, &w, &h, &depth, &color_type, NULL, NULL, NULL);
+    if (color_type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
+    if (color_type == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(png);
+    if (png_get_valid(png, info, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(png);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (depth == 16) png_set_swap(png);
+#endif
+    png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+
+    png_charp name = NULL;
+    int comp = 0;
+    png_bytep profile = NULL;
+    png_uint_32 profile_len = 0;
+    if (png_get_iCCP(png, info, &name, &comp, &profile, &profile_len) && profile) {
+        out->icc = copy_bytes(profile, profile_len);
+        out->icc_len = profile_len;
+    }
+    size_t row_bytes = png_get_rowbytes(png, info);
+    out->pixels = malloc(row_bytes * h);
+    c->rows = malloc(sizeof(png_bytep) * h);
+    if (!out->pixels || !c->rows) png_error(png, "out of memory");
+    for (png_uint_32 y = 0; y < h; y++) c->rows[y] = (png_bytep)out->pixels + (size_t)y * row_bytes;
+    png_read_image(png, c->rows);
+    png_read_end(png, info);
+#ifdef PNG_eXIf_SUPPORTED
+    png_bytep exif = NULL;
+    png_uint_32 exif_len = 0;
+    if (png_get_eXIf_1(png, info, &exif_len, &exif) && exif) {
+        out->exif = copy_bytes(exif, exif_len);
+        out->exif_len = exif_len;
+    }
+#endif
+    out->width = (int)w;
+    out->height = (int)h;
+    out->channels = png_get_channels(png, info);
+    out->bit_depth = png_get_bit_depth(png, info);
+    png_destroy_read_struct(&png, &info, NULL);
+    free(c->rows);
+    free(c);
+    return 0;
+}
+
+void lw_png_image_free(lw_png_image *img) {
+    free(img->pixels);
+    free(img->icc);
+    free(img->exif);
+    memset(img, 0, sizeof *img);
+}

@@ -1,0 +1,128 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes outputs so the final name only ever holds a complete file: the bytes go to a hidden temporary
+/// file in the same folder (`.<name>.lwtmp-<pid>-<n>`), which is synced and then renamed over the final
+/// name. A failure removes the temporary file and leaves any earlier file under the final name untouched.
+public enum AtomicFile {
+    /// The temporary file a `write(to:_:)` body fills.
+    public struct Output: Sendable {
+        /// Read-write descriptor of the temporary file, positioned at 0. AtomicFile owns it: do not close it
+        /// (give libraries that close their descriptor a `dup` of it).
+        public let fileDescriptor: Int32
+        /// Where the bytes are going now (for libraries that want a path and for messages).
+        public let temporaryPath: String
+        /// Where the file appears once complete (for messages).
+        public let finalPath: String
+
+        /// Appends bytes at the descriptor's position; short writes are continued, errors thrown
+        /// (`diskFull` for ENOSPC/EDQUOT).
+        public func write(_ bytes: UnsafeRawBufferPointer) throws {
+            guard var p = bytes.baseAddress else { return }
+            var left = bytes.count
+            while left > 0 {
+                let n = Glibc.write(fileDescriptor, p, left)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw AtomicFile.failure(errno, path: finalPath, action: "write")
+                }
+                p += n
+                left -= n
+            }
+        }
+
+        public func write(_ data: Data) throws {
+            try data.withUnsafeBytes { try write($0) }
+        }
+    }
+
+    /// Creates `url` atomically: `body` writes the content through the `Output`; then the file is
+    /// fsynced, renamed onto `url` and the folder fsynced. Throws `LightWorkError.writeFailed` (or
+    /// `.diskFull`) naming the path and the system's reason; errors thrown by `body` pass through
+    /// unchanged. Refuses a `url` that is a symbolic link or a folder. New files get mode 0666 minus the umask.
+    public static func write(to url: URL, _ body: (Output) throws -> Void) throws {
+        try write(to: url, openingTemporary: openExclusive, body)
+    }
+
+    /// Writes `data` to `url` atomically.
+    public static func write(data: Data, to url: URL) throws {
+        try write(to: url) { try $0.write(data) }
+    }
+
+    /// The error for a failed system call: `.diskFull` for ENOSPC and EDQUOT, `.writeFailed` otherwise.
+    public static func failure(_ code: Int32, path: String, action: String) -> LightWorkError {
+        let reason = String(cString: strerror(code))
+        if code == ENOSPC || code == EDQUOT { return .diskFull("\(path): \(reason)") }
+        return .writeFailed("\(path): \(action) failed: \(reason)")
+    }
+
+    /// `write(to:_:)` with the temporary file opened by `openTemporary` (a path → descriptor function
+    /// returning -1 with errno set): tests use it to substitute a descriptor that fails (e.g. /dev/full).
+    static func write(to url: URL, openingTemporary openTemporary: (String) -> Int32,
+                      _ body: (Output) throws -> Void) throws {
+        let finalPath = url.path
+        let folder = url.deletingLastPathComponent().path
+        var st = stat()
+        if lstat(finalPath, &st) == 0 {
+            let kind = st.st_mode & S_IFMT
+            if kind == S_IFLNK {
+                throw LightWorkError.writeFailed("\(finalPath) is a symbolic link; LightWork does not replace links (remove it or choose another output folder)")
+            }
+            if kind == S_IFDIR { throw LightWorkError.writeFailed("\(finalPath) is a folder") }
+        }
+        let temporaryPath = (folder == "/" ? "" : folder) + "/" + temporaryName(for: url.lastPathComponent)
+        let fd = openTemporary(temporaryPath)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOSPC || code == EDQUOT { throw failure(code, path: finalPath, action: "create") }
+            throw LightWorkError.writeFailed("\(finalPath): cannot create a file in \(folder): \(String(cString: strerror(code)))")
+        }
+        var open = true
+        var renamed = false
+        defer {
+            if open { close(fd) }
+            if !renamed { unlink(temporaryPath) }
+        }
+        try body(Output(fileDescriptor: fd, temporaryPath: temporaryPath, finalPath: finalPath))
+        guard fsync(fd) == 0 else { throw failure(errno, path: finalPath, action: "fsync") }
+        open = false
+        guard close(fd) == 0 else { throw failure(errno, path: finalPath, action: "close") }
+        guard rename(temporaryPath, finalPath) == 0 else { throw failure(errno, path: finalPath, action: "rename") }
+        renamed = true
+        syncFolder(folder)
+    }
+
+    /// Creates the temporary file: never an existing file or link, mode 0666 so the umask decides.
+    static func openExclusive(_ path: String) -> Int32 {
+        Glibc.open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
+    }
+
+    /// Makes the rename durable. The file is complete under its final name by now, so a folder that
+    /// cannot be synced (some network and virtual file systems refuse) is not an error.
+    private static func syncFolder(_ folder: String) {
+        let dfd = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dfd >= 0 else { return }
+        _ = fsync(dfd)
+        close(dfd)
+    }
+
+    private static let counter = LockedBox<UInt64>(0)
+
+    /// `.<name>.lwtmp-<pid>-<n>`, unique within the process and hidden from folder watchers; the name
+    /// part is shortened when the whole would exceed NAME_MAX (255 bytes).
+    static func temporaryName(for name: String) -> String {
+        let n = counter.withLock { value -> UInt64 in value += 1; return value }
+        let suffix = ".lwtmp-\(getpid())-\(n)"
+        var stem = ""
+        var bytes = 1 + suffix.utf8.count
+        for scalar in name.unicodeScalars {
+            let size = String(scalar).utf8.count
+            if bytes + size > 255 { break }
+            stem.unicodeScalars.append(scalar)
+            bytes += size
+        }
+        return "." + stem + suffix
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+
+/// How an output file is encoded: format, format options, and the profile and metadata it carries.
+public struct EncodeSettings: Sendable, Equatable {
+    public var format: OutputFormat
+    /// JPEG quality 1…100 (chroma is not subsampled at 90 and above).
+    public var jpegQuality: Int
+    /// Optimised Huffman tables: ~5-8 % smaller JPEGs, but encoding takes ~3× as long
+    /// (24 MP q92 4:4:4: 0.42 s instead of 0.15 s).
+    public var jpegOptimizeCoding: Bool
+    public var tiffCompression: TIFFCompression
+    /// zlib level for PNG (0…9). Default 1: with the Up filter it writes ~9× faster than level 6 for
+    /// files ~10 % larger (see PNGWriter).
+    public var pngCompressionLevel: Int
+    /// The ICC profile to embed (normally `ICCProfile.embedded(for:)`); nil embeds none.
+    public var iccProfile: Data?
+    /// EXIF as TIFF-structured bytes ("II*\0…" or "MM\0*…", without the JPEG "Exif\0\0" header):
+    /// written as JPEG APP1 and PNG eXIf; TIFF outputs do not carry it yet.
+    public var exif: Data?
+
+    public init(format: OutputFormat = .tiff16, jpegQuality: Int = 92, jpegOptimizeCoding: Bool = true,
+                tiffCompression: TIFFCompression = .none, pngCompressionLevel: Int = 1,
+                iccProfile: Data? = nil, exif: Data? = nil) {
+        self.format = format
+        self.jpegQuality = jpegQuality
+        self.jpegOptimizeCoding = jpegOptimizeCoding
+        self.tiffCompression = tiffCompression
+        self.pngCompressionLevel = pngCompressionLevel
+        self.iccProfile = iccProfile
+        self.exif = exif
+    }
+}

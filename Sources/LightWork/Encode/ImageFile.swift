@@ -1,0 +1,57 @@
+import Foundation
+
+/// An image file read back (see `ImageFileReader`): what was stored, sample for sample.
+public struct ImageFile: Sendable {
+    public enum Format: String, Sendable, Codable { case tiff, jpeg, png }
+
+    public let format: Format
+    public let width: Int
+    public let height: Int
+    /// 1 (grey), 2 (grey+alpha), 3 (RGB) or 4 (RGBA).
+    public let channels: Int
+    /// 8 or 16: the samples are not scaled, so an 8-bit file holds values 0…255.
+    public let bitDepth: Int
+    /// The embedded ICC profile (TIFF tag 34675, JPEG APP2, PNG iCCP), nil when none.
+    public let iccProfile: Data?
+    /// EXIF as TIFF-structured bytes (JPEG APP1 without "Exif\0\0", PNG eXIf); nil when none or for TIFF.
+    public let exif: Data?
+    /// Interleaved samples, `width * height * channels`, rows top to bottom as stored.
+    public let samples: [UInt16]
+    /// TIFF structure details, for TIFF files.
+    public let tiff: TIFFInfo?
+
+    public init(format: Format, width: Int, height: Int, channels: Int, bitDepth: Int, iccProfile: Data?,
+                exif: Data?, samples: [UInt16], tiff: TIFFInfo? = nil) {
+        self.format = format
+        self.width = width
+        self.height = height
+        self.channels = channels
+        self.bitDepth = bitDepth
+        self.iccProfile = iccProfile
+        self.exif = exif
+        self.samples = samples
+        self.tiff = tiff
+    }
+
+    /// One sample.
+    public func sample(x: Int, y: Int, channel: Int) -> UInt16 { samples[(y * width + x) * channels + channel] }
+}
+
+/// TIFF tags a reader of LightWork's outputs checks (compression, predictor, orientation, provenance).
+public struct TIFFInfo: Sendable, Equatable {
+    /// Compression tag value (1 none, 5 LZW, 8 Adobe Deflate, 32946 old Deflate…).
+    public var compression: UInt16
+    /// Predictor tag (1 none, 2 horizontal), nil when absent.
+    public var predictor: UInt16?
+    public var rowsPerStrip: UInt32?
+    /// Orientation tag, nil when absent.
+    public var orientation: UInt16?
+    public var software: String?
+    /// ExtraSamples values (2 = unassociated alpha).
+    public var extraSamples: [UInt16]
+    /// Whether a DateTime tag is present (LightWork writes none, for deterministic bytes).
+    public var hasDateTime: Bool
+    /// Whether the pixels were read through libtiff's generic RGBA path (tiled, palette, CMYK, 1-bit…),
+    /// which yields 8-bit RGBA.
+    public var readAsRGBA: Bool
+}

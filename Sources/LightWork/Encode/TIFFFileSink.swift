@@ -1,0 +1,65 @@
+import CTIFF
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// libtiff client I/O on a descriptor it does not own, remembering the first failing errno so that a
+/// full disk is reported as such (libtiff itself only says "write error").
+final class TIFFFileSink {
+    let fd: Int32
+    private(set) var errorCode: Int32 = 0
+
+    init(fd: Int32) { self.fd = fd }
+
+    /// Opens a libtiff handle writing through this sink ("w" classic TIFF, "w8" BigTIFF). The sink
+    /// must outlive the handle.
+    func open(name: String, mode: String) -> OpaquePointer? {
+        let handle = Unmanaged.passUnretained(self).toOpaque()
+        return TIFFClientOpen(name, mode, handle, Self.read, Self.write, Self.seek, Self.close, Self.size, Self.map, Self.unmap)
+    }
+
+    private static func sink(_ h: thandle_t?) -> TIFFFileSink { Unmanaged<TIFFFileSink>.fromOpaque(h!).takeUnretainedValue() }
+
+    private static let read: TIFFReadWriteProc = { h, buf, n in
+        let s = sink(h)
+        let r = Glibc.read(s.fd, buf, Int(n))
+        if r < 0, s.errorCode == 0 { s.errorCode = errno }
+        return tmsize_t(r)
+    }
+
+    private static let write: TIFFReadWriteProc = { h, buf, n in
+        let s = sink(h)
+        guard var p = UnsafeRawPointer(buf) else { return 0 }
+        var left = Int(n)
+        while left > 0 {
+            let r = Glibc.write(s.fd, p, left)
+            if r < 0 {
+                if errno == EINTR { continue }
+                if s.errorCode == 0 { s.errorCode = errno }
+                return -1
+            }
+            p += r
+            left -= r
+        }
+        return n
+    }
+
+    private static let seek: TIFFSeekProc = { h, off, whence in
+        let s = sink(h)
+        let r = lseek(s.fd, off_t(Int64(bitPattern: off)), whence)
+        if r < 0, s.errorCode == 0 { s.errorCode = errno }
+        return toff_t(bitPattern: Int64(r))
+    }
+
+    private static let close: TIFFCloseProc = { _ in 0 }   // AtomicFile closes the descriptor
+
+    private static let size: TIFFSizeProc = { h in
+        var st = stat()
+        guard fstat(sink(h).fd, &st) == 0 else { return 0 }
+        return toff_t(st.st_size)
+    }
+
+    private static let map: TIFFMapFileProc = { _, _, _ in 0 }
+    private static let unmap: TIFFUnmapFileProc = { _, _, _ in }
+}
