@@ -3,6 +3,7 @@ import CLCMS2
 import CPNG
 import CShims
 import Foundation
+import XCTest
 @testable import LightWork
 
 /// Independent readers the decoder tests compare against: libjpeg and libpng called directly, ICC profiles
@@ -124,5 +125,29 @@ enum ReferenceReaders {
         var out = [Double](repeating: 0, count: 3)
         cmsDoTransform(t, &input, &out, 1)
         return out
+    }
+}
+
+extension WorkingImage {
+    /// Every value as Float32 RGBA (one conversion; for tests that look at many pixels).
+    func floats() -> [Float] {
+        var out = [Float](repeating: 0, count: 4 * pixelCount)
+        lw_half_to_float(storage, &out, 4 * pixelCount)
+        return out
+    }
+}
+
+/// Asserts that `body` throws a LightWorkError matching `expected`, whose message is one non-empty line.
+func assertLightWorkError(_ body: @autoclosure () throws -> Any, file: StaticString = #filePath, line: UInt = #line,
+                          _ expected: (LightWorkError) -> Bool) {
+    do {
+        _ = try body()
+        XCTFail("expected an error", file: file, line: line)
+    } catch let e as LightWorkError {
+        XCTAssertTrue(expected(e), "unexpected error: \(e)", file: file, line: line)
+        XCTAssertFalse(e.description.isEmpty, file: file, line: line)
+        XCTAssertFalse(e.description.contains("\n"), "message spans lines: \(e.description)", file: file, line: line)
+    } catch {
+        XCTFail("not a LightWorkError: \(error)", file: file, line: line)
     }
 }
