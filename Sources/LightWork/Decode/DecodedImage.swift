@@ -13,6 +13,8 @@ public struct DecodedImage: Sendable {
     public var sourceProfile: String
     /// Format-specific facts for `lightwork info` (CFA pattern, black/white levels, white balance…).
     public var details: [String: String]
+    /// The file's EXIF as a TIFF block (JPEG APP1 without its `Exif\0\0` prefix, PNG eXIf), when it has one.
+    public var exifBlob: Data? = nil
 
     public init(image: WorkingImage, kind: Kind, metadata: ImageMetadata = ImageMetadata(), notes: [String] = [],
                 sourceProfile: String, details: [String: String] = [:]) {
