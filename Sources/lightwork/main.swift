@@ -18,7 +18,6 @@ Options:
 Start with:   lightwork convert Samples/ -o out/
 """
 
-setvbuf(stdout, nil, _IOLBF, 0)
 var arguments = Array(CommandLine.arguments.dropFirst())
 let command = arguments.isEmpty ? "--help" : arguments.removeFirst()
 let status: Int32
