@@ -1,0 +1,72 @@
+import CLCMS2
+import CShims
+import Foundation
+import XCTest
+@testable import LightWork
+
+/// End-to-end colour: the Samples DNG (a ColorChecker of known Lab) through the whole pipeline into a
+/// 16-bit sRGB TIFF, read back and measured through the TIFF's own embedded profile with LittleCMS.
+final class ColourAccuracyTests: XCTestCase {
+    /// Per-patch ΔE00 (LittleCMS `cmsCIE2000DeltaE`) of the output's patch centres against the truth file.
+    static func patchErrors(output: URL, truth: SampleSceneTests.Truth) throws -> [(name: String, deltaE: Double, inGamut: Bool)] {
+        let file = try ImageFileReader.read(output)
+        let profile = try XCTUnwrap(file.iccProfile.flatMap { ICCProfile(data: $0) }, "output carries no ICC profile")
+        let lab = cmsCreateLab4Profile(nil)!
+        defer { cmsCloseProfile(lab) }
+        let xf = try XCTUnwrap(cmsCreateTransform(profile.handle, LW_TYPE_RGB_16, lab, LW_TYPE_Lab_DBL, UInt32(INTENT_RELATIVE_COLORIMETRIC), 0))
+        defer { cmsDeleteTransform(xf) }
+        return truth.patches.map { patch in
+            var sum = SIMD3<Double>(0, 0, 0)
+            let c = patch.centre
+            for y in c.y..<(c.y + c.h) { for x in c.x..<(c.x + c.w) {
+                sum += SIMD3(Double(file.sample(x: x, y: y, channel: 0)), Double(file.sample(x: x, y: y, channel: 1)), Double(file.sample(x: x, y: y, channel: 2)))
+            } }
+            let mean = sum / Double(c.w * c.h)
+            var rgb: [UInt16] = [UInt16(mean.x.rounded()), UInt16(mean.y.rounded()), UInt16(mean.z.rounded())]
+            var measured = cmsCIELab()
+            cmsDoTransform(xf, &rgb, &measured, 1)
+            var reference = cmsCIELab(L: patch.labD50[0], a: patch.labD50[1], b: patch.labD50[2])
+            let linear = SampleSceneTests.linearSRGB(lab: SampleSceneTests.vector(patch.labD50))
+            let inGamut = [linear.x, linear.y, linear.z].allSatisfy { $0 >= -0.001 && $0 <= 1.001 }
+            return (patch.name, cmsCIE2000DeltaE(&measured, &reference, 1, 1, 1), inGamut)
+        }
+    }
+
+    func convert(_ sample: String, options: (inout ConvertOptions) -> Void = { _ in }) throws -> URL {
+        let dir = try TestPaths.temporaryDirectory(self)
+        var o = ConvertOptions(outputDirectory: dir)
+        options(&o)
+        let item = InputItem(url: SampleSceneTests.samples.appendingPathComponent(sample), displayPath: sample, relativePath: sample)
+        let converter = FileConverter(options: o)
+        let entry = converter.convert(item)
+        XCTAssertEqual(entry.status, .converted, entry.reason ?? "")
+        return dir.appendingPathComponent(converter.relativeOutputPath(for: item))
+    }
+
+    func testSceneDNGPatchesLandOnTheirReferenceLabInSRGB() throws {
+        let truth = try SampleSceneTests().truth("scene.truth.json")
+        let errors = try Self.patchErrors(output: try convert("scene.dng"), truth: truth)
+        let inGamut = errors.filter(\.inGamut)
+        XCTAssertGreaterThanOrEqual(inGamut.count, 22, "nearly all ColorChecker patches are inside sRGB")
+        let mean = inGamut.map(\.deltaE).reduce(0, +) / Double(inGamut.count)
+        let worst = inGamut.max { $0.deltaE < $1.deltaE }!
+        XCTAssertLessThanOrEqual(mean, 0.5, "mean ΔE00 \(mean)")
+        XCTAssertLessThan(worst.deltaE, 1.5, "worst patch \(worst.name): ΔE00 \(worst.deltaE)")
+    }
+
+    /// ProPhoto output holds every patch, cyan included.
+    func testSceneDNGInProPhotoKeepsEveryPatch() throws {
+        let truth = try SampleSceneTests().truth("scene.truth.json")
+        let errors = try Self.patchErrors(output: try convert("scene.dng") { $0.colorSpace = .prophoto }, truth: truth)
+        let mean = errors.map(\.deltaE).reduce(0, +) / Double(errors.count)
+        XCTAssertLessThanOrEqual(mean, 0.5, "mean ΔE00 \(mean) over all 24 patches")
+    }
+
+    /// The sRGB PNG rendering of the same scene through the RGB path lands on the same colours.
+    func testSceneSRGBPNGThroughTheRGBPathMatchesTheTruth() throws {
+        let truth = try SampleSceneTests().truth("scene.truth.json")
+        let errors = try Self.patchErrors(output: try convert("scene-srgb.png"), truth: truth).filter(\.inGamut)
+        let mean = errors.map(\.deltaE).reduce(0, +) / Double(errors.count)
+        XCTAssertLessThanOrEqual(mean, 1.0, "mean ΔE00 \(mean) (8-bit source)")
+    }
+}
