@@ -115,16 +115,21 @@ enum ReferenceReaders {
     static let cmykDouble: cmsUInt32Number = 1 << 22 | 6 << 16 | 4 << 3
 
     /// Converts one colour (values 0…1 in the profile's channel order) to sRGB with LittleCMS in double
-    /// precision: relative colorimetric with black-point compensation, as the decoder is specified to do.
-    static func toSRGB(_ values: [Double], profile: cmsHPROFILE, format: cmsUInt32Number) -> [Double] {
+    /// precision; by default relative colorimetric with black-point compensation, as the decoder is specified to do.
+    /// Outputs are clipped to 0…1 as an integer transform clips them.
+    static func toSRGB(_ colours: [[Double]], profile: cmsHPROFILE, format: cmsUInt32Number, intent: UInt32 = 1,
+                       blackPointCompensation: Bool = true) -> [[Double]] {
         let srgb = cmsCreate_sRGBProfile()!
         defer { cmsCloseProfile(srgb) }
-        let t = cmsCreateTransform(profile, format, srgb, rgbDouble, 1, UInt32(cmsFLAGS_BLACKPOINTCOMPENSATION | cmsFLAGS_NOOPTIMIZE))!
+        let flags = UInt32(cmsFLAGS_NOOPTIMIZE) | (blackPointCompensation ? UInt32(cmsFLAGS_BLACKPOINTCOMPENSATION) : 0)
+        let t = cmsCreateTransform(profile, format, srgb, rgbDouble, intent, flags)!
         defer { cmsDeleteTransform(t) }
-        var input = values
-        var out = [Double](repeating: 0, count: 3)
-        cmsDoTransform(t, &input, &out, 1)
-        return out
+        return colours.map { c in
+            var input = c
+            var out = [Double](repeating: 0, count: 3)
+            cmsDoTransform(t, &input, &out, 1)
+            return out.map { min(1, max(0, $0)) }
+        }
     }
 }
 

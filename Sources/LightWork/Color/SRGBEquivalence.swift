@@ -2,8 +2,13 @@ import CLCMS2
 import CShims
 
 extension ICCProfile {
-    /// The device-RGB working space's profile (sRGB primaries and curve), built once.
-    public static let deviceRGB = ICCProfile.rgb(primaries: .sRGB, transfer: .sRGB, description: "sRGB (LightWork device RGB)")
+    /// The device-RGB working space's profile (sRGB primaries and curve), built once and reopened from its bytes,
+    /// so its colorants are rounded to s15.16 exactly as in any ICC file: an sRGB profile that LittleCMS wrote
+    /// from the same primaries is then recognised as identical (unrounded, it would differ by 31/65535).
+    public static let deviceRGB: ICCProfile = {
+        let built = ICCProfile.rgb(primaries: .sRGB, transfer: .sRGB, description: "sRGB (LightWork device RGB)")
+        return ICCProfile(data: built.data()) ?? built
+    }()
 
     /// True when converting from this profile into device RGB would change no colour by more than 1/65535:
     /// decided by transforming a grid of test colours (a grey profile by a ramp of greys) in floating point,

@@ -76,18 +76,12 @@ public enum JPEGDecoder {
         notes += colourNotes
 
         let stored = WorkingImage(width: width, height: height, space: .deviceRGB, hasAlpha: false)
-        let rowBytes = width * components
-        let band = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes * bandRows)
-        defer { band.deallocate() }
-        var rows: [UnsafeMutablePointer<UInt8>?] = (0..<bandRows).map { band + $0 * rowBytes }
-        var y = 0
-        while y < height {
-            let want = min(bandRows, height - y)
+        let pipeline = BandPipeline(rowBytes: width * components, bandRows: bandRows, converter: converter, image: stored)
+        try pipeline.run { buffer, y, want in
+            var rows: [UnsafeMutablePointer<UInt8>?] = (0..<want).map { buffer + $0 * width * components }
             var got: UInt32 = 0
             guard lw_jpegdec_read_rows(d, &rows, UInt32(want), &got) == 0 else { throw failure(d) }
             guard got == want else { throw LightWorkError.decodeFailed("JPEG: image data ends at row \(y + Int(got)) of \(height)") }
-            converter.convert(band, rowBytes: rowBytes, rows: want, width: width, into: stored, firstRow: y)
-            y += want
         }
         if lw_jpegdec_finish(d) != 0 {
             notes.append("JPEG trailer damaged after the image data: \(oneLine(String(cString: lw_jpegdec_message(d))))")

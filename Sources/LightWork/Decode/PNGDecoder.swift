@@ -53,13 +53,12 @@ public enum PNGDecoder {
         let stored = WorkingImage(width: width, height: height, space: .deviceRGB, hasAlpha: layout.hasAlpha)
         let rowBytes = Int(png_get_rowbytes(png, info))
         guard rowBytes == width * channels * depth / 8 else { throw LightWorkError.decodeFailed("PNG: unexpected row size") }
-        // Interlaced images arrive in passes over the whole picture, so they need it all in memory at once.
-        let bufferRows = interlaced ? height : min(bandRows, height)
-        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes * bufferRows)
-        defer { buffer.deallocate() }
-        buffer.initialize(repeating: 0, count: rowBytes * bufferRows)
-        var rows: [UnsafeMutablePointer<UInt8>?] = (0..<bufferRows).map { buffer + $0 * rowBytes }
         if interlaced {
+            // Interlaced images arrive in passes over the whole picture, so they need it all in memory at once.
+            let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes * height)
+            defer { buffer.deallocate() }
+            buffer.initialize(repeating: 0, count: rowBytes * height)
+            var rows: [UnsafeMutablePointer<UInt8>?] = (0..<height).map { buffer + $0 * rowBytes }
             for _ in 0..<passes {
                 guard lw_pngdec_read_rows(d, &rows, UInt32(height)) == 0 else { throw failure(d) }
             }
@@ -70,12 +69,9 @@ public enum PNGDecoder {
                 y += n
             }
         } else {
-            var y = 0
-            while y < height {
-                let n = min(bandRows, height - y)
+            try BandPipeline(rowBytes: rowBytes, bandRows: bandRows, converter: converter, image: stored).run { buffer, _, n in
+                var rows: [UnsafeMutablePointer<UInt8>?] = (0..<n).map { buffer + $0 * rowBytes }
                 guard lw_pngdec_read_rows(d, &rows, UInt32(n)) == 0 else { throw failure(d) }
-                converter.convert(buffer, rowBytes: rowBytes, rows: n, width: width, into: stored, firstRow: y)
-                y += n
             }
         }
         if lw_pngdec_read_end(d) != 0 {
