@@ -1,2 +1,126 @@
+// lightwork-tools: developer tools for LightWork.
+//
+// The committed samples are made by exactly these commands (from the package root, release build):
+//
+//   swift build -c release --product lightwork-tools
+//   .build/release/lightwork-tools make-sample-dng -o Samples/scene.dng --seed 1 \
+//       --truth Samples/scene.truth.json --srgb-png Samples/scene-srgb.png
+//   .build/release/lightwork-tools make-sample-dng -o Samples/scene-tungsten.dng --seed 1 --illuminant A \
+//       --truth Samples/scene-tungsten.truth.json
+//
+// A 24-megapixel benchmark frame (not committed; any seed gives a slightly different file):
+//
+//   .build/release/lightwork-tools make-bench-dng -o /tmp/bench.dng --width 6000 --height 4000 --seed 7
+import Foundation
 import LightWork
-print("lightwork-tools")
+
+let usage = """
+    usage:
+      lightwork-tools make-sample-dng -o FILE.dng [--width W --height H] [--seed N] [--illuminant D65|A]
+                                      [--truth FILE.json] [--srgb-png FILE.png]
+      lightwork-tools make-bench-dng  -o FILE.dng [--width 6000 --height 4000] [--seed N] [--illuminant D65|A]
+                                      [--truth FILE.json] [--srgb-png FILE.png]
+
+    Writes a synthetic RGGB DNG of a ColorChecker, a grey ramp and a zone plate with fine lines, of known colour.
+    make-sample-dng defaults to 1536 x 1024, make-bench-dng to 6000 x 4000; the seed defaults to 1.
+    """
+
+/// What one run is asked to make.
+struct SampleRequest {
+    var output: URL?
+    var width: Int
+    var height: Int
+    var seed: UInt64 = 1
+    var illuminant = SceneIlluminant.d65
+    var truth: URL?
+    var srgbPNG: URL?
+
+    /// Parses the options after the command name; throws `.usage` on any mistake, before touching a file.
+    init(arguments: ArraySlice<String>, defaultWidth: Int, defaultHeight: Int) throws {
+        width = defaultWidth
+        height = defaultHeight
+        var rest = arguments
+        func value(_ flag: String) throws -> String {
+            guard let v = rest.popFirst() else { throw LightWorkError.usage("\(flag) needs a value") }
+            return v
+        }
+        func integer(_ flag: String) throws -> Int {
+            let text = try value(flag)
+            guard let n = Int(text), n > 0 else { throw LightWorkError.usage("\(flag) expects a positive whole number, not '\(text)'") }
+            return n
+        }
+        while let flag = rest.popFirst() {
+            switch flag {
+            case "-o", "--output": output = URL(fileURLWithPath: try value(flag))
+            case "--width": width = try integer(flag)
+            case "--height": height = try integer(flag)
+            case "--seed":
+                let text = try value(flag)
+                guard let s = UInt64(text) else { throw LightWorkError.usage("--seed expects a whole number ≥ 0, not '\(text)'") }
+                seed = s
+            case "--illuminant":
+                let text = try value(flag)
+                guard let i = SceneIlluminant.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) else {
+                    throw LightWorkError.usage("--illuminant expects D65 or A, not '\(text)'")
+                }
+                illuminant = i
+            case "--truth": truth = URL(fileURLWithPath: try value(flag))
+            case "--srgb-png": srgbPNG = URL(fileURLWithPath: try value(flag))
+            default: throw LightWorkError.usage("unknown option '\(flag)'\n\(usage)")
+            }
+        }
+        guard output != nil else { throw LightWorkError.usage("missing -o FILE.dng\n\(usage)") }
+        guard width >= SceneLayout.minimumWidth, height >= SceneLayout.minimumHeight else {
+            throw LightWorkError.usage("the image must be at least \(SceneLayout.minimumWidth) x \(SceneLayout.minimumHeight)")
+        }
+        guard width % 2 == 0, height % 2 == 0 else {
+            throw LightWorkError.usage("width and height must be even (whole 2 x 2 Bayer cells)")
+        }
+        guard width * height <= 200_000_000 else { throw LightWorkError.usage("at most 200 megapixels") }
+    }
+}
+
+/// Generates the scene and writes every requested file.
+func makeSample(_ request: SampleRequest, command: String) throws {
+    let start = Date()
+    let layout = SceneLayout(width: request.width, height: request.height, seed: request.seed)
+    let scene = SceneGenerator(layout: layout)
+    let camera = SyntheticCamera(illuminant: request.illuminant)
+    let mosaic = CFAMosaic(scene: scene, camera: camera, seed: request.seed)
+    try DNGWriter.write(mosaic, camera: camera, to: request.output!)
+    var written = [request.output!.path]
+    if let truth = request.truth {
+        try SceneTruth(layout: layout, camera: camera, seed: request.seed, generator: "lightwork-tools \(command)").write(to: truth)
+        written.append(truth.path)
+    }
+    if let png = request.srgbPNG {
+        try SamplePNGWriter.write(scene: scene, camera: camera, to: png)
+        written.append(png.path)
+    }
+    let seconds = Date().timeIntervalSince(start)
+    FileHandle.standardError.write(Data(String(format: "wrote %@ (%d x %d, %@, seed %llu) in %.2f s\n",
+                                              written.joined(separator: ", "), request.width, request.height,
+                                              request.illuminant.rawValue, request.seed, seconds).utf8))
+}
+
+let arguments = CommandLine.arguments
+do {
+    guard arguments.count >= 2 else { throw LightWorkError.usage(usage) }
+    switch arguments[1] {
+    case "make-sample-dng":
+        try makeSample(SampleRequest(arguments: arguments.dropFirst(2), defaultWidth: 1536, defaultHeight: 1024), command: arguments[1])
+    case "make-bench-dng":
+        try makeSample(SampleRequest(arguments: arguments.dropFirst(2), defaultWidth: 6000, defaultHeight: 4000), command: arguments[1])
+    case "-h", "--help", "help":
+        print(usage)
+    default:
+        throw LightWorkError.usage("unknown command '\(arguments[1])'\n\(usage)")
+    }
+} catch let error as LightWorkError {
+    FileHandle.standardError.write(Data("lightwork-tools: \(error)\n".utf8))
+    if case .usage = error { exit(2) }
+    exit(1)
+} catch {
+    FileHandle.standardError.write(Data("lightwork-tools: \(error)\n".utf8))
+    exit(1)
+}

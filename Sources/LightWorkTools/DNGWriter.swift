@@ -1,0 +1,92 @@
+import CShims
+import CTIFF
+import Foundation
+import LightWork
+
+/// Writes a CFA frame as an uncompressed 16-bit DNG 1.4 (raw data in IFD 0, no preview) through libtiff.
+enum DNGWriter {
+    static let rowsPerStrip = 16
+
+    /// Writes `mosaic` with `camera`'s colour tags to `url`; on failure nothing is left under that name.
+    static func write(_ mosaic: CFAMosaic, camera: SyntheticCamera, to url: URL) throws {
+        lw_tiff_quiet()
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).lwtmp")
+        guard let tif = TIFFOpen(temporary.path, "w") else {
+            throw LightWorkError.writeFailed("\(url.path): \(String(cString: lw_tiff_last_error()))")
+        }
+        var closed = false
+        defer { if !closed { TIFFClose(tif) } }
+        do {
+            try setTags(tif, mosaic: mosaic, camera: camera)
+            try writeStrips(tif, mosaic)
+            TIFFClose(tif)
+            closed = true
+            if rename(temporary.path, url.path) != 0 {
+                throw LightWorkError.writeFailed("\(url.path): \(String(cString: strerror(errno)))")
+            }
+        } catch {
+            if !closed { TIFFClose(tif); closed = true }
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
+    }
+
+    private static func setTags(_ tif: OpaquePointer, mosaic: CFAMosaic, camera: SyntheticCamera) throws {
+        func check(_ ok: Int32, _ name: String) throws {
+            if ok == 0 { throw LightWorkError.writeFailed("cannot set DNG tag \(name): \(String(cString: lw_tiff_last_error()))") }
+        }
+        try check(lw_tiff_set_u32(tif, UInt32(TIFFTAG_SUBFILETYPE), 0), "NewSubFileType")
+        try check(lw_tiff_set_u32(tif, UInt32(TIFFTAG_IMAGEWIDTH), UInt32(mosaic.width)), "ImageWidth")
+        try check(lw_tiff_set_u32(tif, UInt32(TIFFTAG_IMAGELENGTH), UInt32(mosaic.height)), "ImageLength")
+        try check(lw_tiff_set_u16(tif, UInt32(TIFFTAG_BITSPERSAMPLE), 16), "BitsPerSample")
+        try check(lw_tiff_set_u16(tif, UInt32(TIFFTAG_SAMPLESPERPIXEL), 1), "SamplesPerPixel")
+        try check(lw_tiff_set_u16(tif, UInt32(TIFFTAG_COMPRESSION), UInt16(COMPRESSION_NONE)), "Compression")
+        try check(lw_tiff_set_u16(tif, UInt32(TIFFTAG_PHOTOMETRIC), 32803), "PhotometricInterpretation (CFA)")
+        try check(lw_tiff_set_u16(tif, UInt32(TIFFTAG_PLANARCONFIG), UInt16(PLANARCONFIG_CONTIG)), "PlanarConfiguration")
+        try check(lw_tiff_set_u16(tif, UInt32(TIFFTAG_ORIENTATION), UInt16(ORIENTATION_TOPLEFT)), "Orientation")
+        try check(lw_tiff_set_u32(tif, UInt32(TIFFTAG_ROWSPERSTRIP), UInt32(rowsPerStrip)), "RowsPerStrip")
+        try check(lw_tiff_set_string(tif, UInt32(TIFFTAG_MAKE), SyntheticCamera.make), "Make")
+        try check(lw_tiff_set_string(tif, UInt32(TIFFTAG_MODEL), SyntheticCamera.model), "Model")
+        try check(lw_tiff_set_string(tif, UInt32(TIFFTAG_SOFTWARE), "lightwork-tools"), "Software")
+
+        // Fixed-count tags: libtiff takes a bare pointer to exactly `count` values.
+        let repeatDim: [UInt16] = [2, 2]
+        try check(lw_tiff_set_pointer(tif, UInt32(TIFFTAG_CFAREPEATPATTERNDIM), repeatDim), "CFARepeatPatternDim")
+        try check(lw_tiff_set_bytes(tif, UInt32(TIFFTAG_CFAPATTERN), UInt32(CFAMosaic.pattern.count), CFAMosaic.pattern), "CFAPattern")
+        let version: [UInt8] = [1, 4, 0, 0], backward: [UInt8] = [1, 1, 0, 0]
+        try check(lw_tiff_set_pointer(tif, UInt32(TIFFTAG_DNGVERSION), version), "DNGVersion")
+        try check(lw_tiff_set_pointer(tif, UInt32(TIFFTAG_DNGBACKWARDVERSION), backward), "DNGBackwardVersion")
+        try check(lw_tiff_set_string(tif, UInt32(TIFFTAG_UNIQUECAMERAMODEL), SyntheticCamera.uniqueCameraModel), "UniqueCameraModel")
+
+        let blackDim: [UInt16] = [1, 1]
+        try check(lw_tiff_set_pointer(tif, UInt32(TIFFTAG_BLACKLEVELREPEATDIM), blackDim), "BlackLevelRepeatDim")
+        let black: [Float] = [Float(SyntheticCamera.blackLevel)]
+        try check(lw_tiff_set_float_array(tif, UInt32(TIFFTAG_BLACKLEVEL), 1, black), "BlackLevel")
+        let white: [UInt32] = [UInt32(SyntheticCamera.whiteLevel)]
+        try check(lw_tiff_set_u32_array(tif, UInt32(TIFFTAG_WHITELEVEL), 1, white), "WhiteLevel")
+
+        let matrix = SyntheticCamera.colorMatrix1.floats
+        try check(lw_tiff_set_float_array(tif, UInt32(TIFFTAG_COLORMATRIX1), 9, matrix), "ColorMatrix1")
+        try check(lw_tiff_set_u16(tif, UInt32(TIFFTAG_CALIBRATIONILLUMINANT1), SyntheticCamera.calibrationIlluminant1.exifLightSource),
+                  "CalibrationIlluminant1")
+        let neutral = [camera.asShotNeutral.x, camera.asShotNeutral.y, camera.asShotNeutral.z].map(Float.init)
+        try check(lw_tiff_set_float_array(tif, UInt32(TIFFTAG_ASSHOTNEUTRAL), 3, neutral), "AsShotNeutral")
+    }
+
+    private static func writeStrips(_ tif: OpaquePointer, _ mosaic: CFAMosaic) throws {
+        let rowBytes = mosaic.width * 2
+        try mosaic.samples.withUnsafeBytes { raw in
+            var strip: UInt32 = 0
+            var y = 0
+            while y < mosaic.height {
+                let rows = min(rowsPerStrip, mosaic.height - y)
+                let start = UnsafeMutableRawPointer(mutating: raw.baseAddress! + y * rowBytes)
+                if TIFFWriteEncodedStrip(tif, strip, start, tmsize_t(rows * rowBytes)) < 0 {
+                    throw LightWorkError.writeFailed("strip \(strip): \(String(cString: lw_tiff_last_error()))")
+                }
+                strip += 1
+                y += rows
+            }
+        }
+    }
+}

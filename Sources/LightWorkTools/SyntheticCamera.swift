@@ -1,0 +1,84 @@
+import LightWork
+
+/// The light the synthetic scene is lit by.
+enum SceneIlluminant: String, Sendable, CaseIterable {
+    case d65 = "D65"
+    case a = "A"
+
+    /// XYZ of the illuminant's white, Y = 1.
+    var white: SIMD3<Double> {
+        switch self {
+        case .d65: return CIE.d65
+        case .a: return CIE.illuminantA
+        }
+    }
+
+    /// The EXIF LightSource code DNG uses for CalibrationIlluminant tags.
+    var exifLightSource: UInt16 {
+        switch self {
+        case .d65: return 21
+        case .a: return 17
+        }
+    }
+}
+
+/// An invented, perfectly linear camera: its raw response is ColorMatrix1 · XYZ for any light, so a reader that
+/// applies ColorMatrix1 and AsShotNeutral as the DNG specification says recovers the scene exactly under D65.
+struct SyntheticCamera: Sendable {
+    static let make = "LightWork"
+    static let model = "Synthetic"
+    static let uniqueCameraModel = "LightWork Synthetic"
+
+    /// XYZ (D65 calibration) → camera RGB. Invented, of the size and shape of a typical Bayer camera's DNG
+    /// ColorMatrix (strong diagonal, negative red/green cross terms), normalised as Adobe does so that the
+    /// D50 white reaches about 1 in its largest channel. Not any vendor's matrix.
+    static let colorMatrix1 = Matrix3([
+        [0.7034, -0.1282, -0.0763],
+        [-0.4127, 1.1958, 0.2431],
+        [-0.0689, 0.1742, 0.6218],
+    ])
+    static let calibrationIlluminant1 = SceneIlluminant.d65
+
+    /// 14-bit-like data stored in 16-bit samples above a black pedestal.
+    static let blackLevel: UInt16 = 512
+    static let whiteLevel: UInt16 = 16383
+    /// The brightest channel of the ColorChecker's white patch lands at this fraction of (white − black).
+    static let whitePatchFraction = 0.65
+    /// Standard deviation of the additive sensor noise, in raw units (seeded, never time-based).
+    static let noiseSigma: Float = 1.5
+
+    let illuminant: SceneIlluminant
+    /// Raw units above black per unit of camera response.
+    let exposure: Double
+
+    init(illuminant: SceneIlluminant) {
+        self.illuminant = illuminant
+        let whitePatch = ColorChecker.patches[18].lab
+        let response = SyntheticCamera.colorMatrix1 * SyntheticCamera.sceneXYZ(lab: whitePatch, under: illuminant)
+        exposure = SyntheticCamera.whitePatchFraction * Double(SyntheticCamera.whiteLevel - SyntheticCamera.blackLevel)
+            / response.max()
+    }
+
+    /// XYZ of a surface (given by its CIELAB D50 colour) lit by `illuminant`: Lab → XYZ D50 → Bradford.
+    static func sceneXYZ(lab: SIMD3<Double>, under illuminant: SceneIlluminant) -> SIMD3<Double> {
+        CIE.bradfordAdaptation(from: CIE.d50, to: illuminant.white) * CIE.labToXYZ(lab)
+    }
+
+    /// The camera's white balance for the scene light, largest channel 1 (the DNG AsShotNeutral tag).
+    var asShotNeutral: SIMD3<Double> {
+        let n = SyntheticCamera.colorMatrix1 * illuminant.white
+        return n / n.max()
+    }
+
+    /// Raw values above black for a surface of CIELAB D50 colour `lab` (before noise and quantisation).
+    func rawResponse(lab: SIMD3<Double>) -> SIMD3<Double> {
+        exposure * (SyntheticCamera.colorMatrix1 * SyntheticCamera.sceneXYZ(lab: lab, under: illuminant))
+    }
+
+    /// Linear sRGB (D65 white = 1) of the same surface, as a viewer adapted to the scene light sees it.
+    func linearSRGB(lab: SIMD3<Double>) -> SIMD3<Double> {
+        let xyz = SyntheticCamera.sceneXYZ(lab: lab, under: illuminant)
+        let adapted = CIE.bradfordAdaptation(from: illuminant.white, to: CIE.d65) * xyz
+        return RGBPrimaries.sRGB.toXYZNative.inverse * adapted
+    }
+}
