@@ -233,6 +233,27 @@ final class DNGColorModelTests: XCTestCase {
         }
     }
 
+    func testClippedHighlightsStayNeutralWhite() throws {
+        // Lower LibRaw's saturation point below the white patch (its green sits at 65 % of the range, blue at 25 %)
+        // so the patch clips in green and red but not blue, as a blown tungsten highlight does.
+        let truth = try SceneTruth.load("scene-tungsten.truth.json")
+        var options = DecodeOptions()
+        options.demosaic = .linear
+        let session = try RawDecoder.Session(url: Self.samples.appendingPathComponent("scene-tungsten.dng"), options: options)
+        let black = truth.camera.blackLevel, range = truth.camera.whiteLevel - truth.camera.blackLevel
+        session.lr.pointee.params.user_sat = Int32(black + range * 3 / 10)
+        let image = try session.decode().image
+        let r = truth.patches[18].centre
+        var sum = SIMD3<Double>(0, 0, 0)
+        for y in r.y..<r.y + r.h { for x in r.x..<r.x + r.w {
+            let p = image.pixel(x: x, y: y)
+            sum += SIMD3(Double(p.x), Double(p.y), Double(p.z))
+        } }
+        let mean = sum / Double(r.w * r.h)
+        // Balanced channels are clipped at LibRaw's white before the matrix: the patch is the working space's white.
+        for c in 0..<3 { XCTAssertEqual(mean[c], 1, accuracy: 2e-3, "channel \(c) of \(mean)") }
+    }
+
     // MARK: - The synthetic samples against their truth
 
     /// ΔE00 of every ColorChecker patch of a decoded sample, exposure matched on the brightest (neutral) ramp step.
