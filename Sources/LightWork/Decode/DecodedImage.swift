@@ -37,8 +37,18 @@ public struct DecodeOptions: Sendable, Codable, Equatable {
     public var maxPixels: Int = 200_000_000
     /// Threads LibRaw may use inside one decode (1 in batches, where files run in parallel).
     public var libRawThreads: Int = 0
+    /// How camera RGB becomes the working space (`--color-model`).
+    public var colorModel: ColorModel = .dng
 
     public init() {}
+
+    /// Who maps camera RGB to colour for RAW input.
+    public enum ColorModel: String, Sendable, Codable, CaseIterable {
+        /// The DNG specification's model (`DNGColorModel`): matrices chosen for the white point's temperature.
+        case dng
+        /// LibRaw's own conversion: white balance in camera space, then its single (daylight) matrix.
+        case libraw
+    }
 
     public enum Demosaic: String, Sendable, Codable, CaseIterable {
         case linear, vng, ppg, ahd, dht, aahd

@@ -8,6 +8,12 @@ import Foundation
 /// Settings follow the issue: as-shot white balance, no auto-brightening, `adjust_maximum_thr = 0`
 /// (LibRaw otherwise brightens by up to ~0.15 EV when the data maximum exceeds 75 % of white), linear
 /// 16-bit output, orientation applied, non-square pixels stretched by LibRaw.
+///
+/// Colour (`DecodeOptions.colorModel`): with `.dng`, LibRaw stops at white-balanced camera RGB (`output_color = 0`)
+/// and LightWork applies `DNGColorModel`'s matrix for the multipliers LibRaw used, undoing them in the same matrix.
+/// LibRaw still balances before demosaicing (its demosaics expect balanced data) and clips there (highlight mode 0:
+/// every balanced channel at the level where the least-amplified one saturates), so blown highlights stay neutral
+/// white rather than turning magenta. With `.libraw`, LibRaw converts to linear ProPhoto itself (`output_color = 4`).
 public enum RawDecoder {
     /// Opens and decodes `url`. Throws a `LightWorkError` naming the reason on any failure.
     public static func decode(url: URL, options: DecodeOptions) throws -> DecodedImage {
@@ -33,10 +39,12 @@ public enum RawDecoder {
     public static var libraryVersion: String { String(cString: libraw_version()) }
 
     /// One open LibRaw handle; closed when the session ends.
-    private final class Session {
+    final class Session {
         let lr: UnsafeMutablePointer<libraw_data_t>
         let url: URL
         let options: DecodeOptions
+        /// The camera's calibration when LightWork does colour (`.dng` and LibRaw knows a three-colour matrix).
+        var colorModel: (model: DNGColorModel, source: DNGColorModel.Source)?
         /// Set by LibRaw's data-error callback (truncated or corrupt data that LibRaw would otherwise zero-fill).
         let dataError = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
 
@@ -56,7 +64,7 @@ public enum RawDecoder {
             lr.pointee.params.gamm.0 = 1
             lr.pointee.params.gamm.1 = 1
             lr.pointee.params.output_bps = 16
-            lr.pointee.params.output_color = 4          // ProPhoto (ROMM) primaries, linear
+            lr.pointee.params.output_color = 4          // ProPhoto (ROMM) primaries, linear (LibRaw's colour)
             lr.pointee.params.user_qual = options.demosaic.libRawQuality
             if options.libRawThreads > 0 { omp_set_num_threads(Int32(options.libRawThreads)) }
 
@@ -71,6 +79,10 @@ public enum RawDecoder {
             }
             if w * h > options.maxPixels {
                 throw LightWorkError.tooManyPixels(width: w, height: h, limit: options.maxPixels)
+            }
+            if options.colorModel == .dng, let found = DNGColorModel.read(libRaw: lr) {
+                colorModel = found
+                lr.pointee.params.output_color = 0      // raw colour: balanced camera RGB, no matrix
             }
         }
 
@@ -91,15 +103,45 @@ public enum RawDecoder {
             let orientation = Orientation(libRawFlip: lr.pointee.sizes.flip)
             let (w, h) = orientation.swapsAxes ? (sh, sw) : (sw, sh)
             let image = WorkingImage(width: w, height: h, space: .rawLinear)
-            let peak = RawDecoder.convert(src, storedWidth: sw, storedHeight: sh, orientation: orientation, into: image)
+            var details = details()
+            var notes: [String] = []
+            var matrix: Matrix3?
+            var sourceProfile = "camera (LibRaw \(lr.pointee.idata.dng_version != 0 ? "DNG ColorMatrix" : "built-in matrix"))"
+            if let (model, source) = colorModel {
+                let colour = cameraToWorking(model)
+                matrix = colour.matrix
+                sourceProfile = "camera (DNG colour model, \(source.rawValue))"
+                details["colorModel"] = "dng (\(source.rawValue))"
+                details["cameraNeutral"] = [colour.neutral.x, colour.neutral.y, colour.neutral.z].map { String(format: "%.4f", $0) }.joined(separator: " ")
+                details["whitePoint"] = String(format: "x %.4f y %.4f, %.0f K tint %+.1f", colour.white.x, colour.white.y,
+                                               colour.temperature.kelvin, colour.temperature.tint)
+                details["cameraToWorking"] = (0..<3).map { r in (0..<3).map { String(format: "%.4f", colour.matrix[r, $0]) }.joined(separator: " ") }.joined(separator: "; ")
+            } else {
+                details["colorModel"] = "libraw"
+                if options.colorModel == .dng {
+                    notes.append("no three-colour camera matrix for the DNG colour model: LibRaw's colour conversion used")
+                }
+            }
+            let peak = RawDecoder.convert(src, storedWidth: sw, storedHeight: sh, orientation: orientation, matrix: matrix, into: image)
             guard peak > 0 else {
                 throw LightWorkError.blankImage("every pixel is black (a DNG without image data, or data LibRaw could not read)")
             }
             var meta = metadata()
             meta.orientation = orientation.rawValue
-            return DecodedImage(image: image, kind: .raw, metadata: meta, notes: [],
-                                sourceProfile: "camera (LibRaw \(lr.pointee.idata.dng_version != 0 ? "DNG ColorMatrix" : "built-in matrix"))",
-                                details: details())
+            return DecodedImage(image: image, kind: .raw, metadata: meta, notes: notes, sourceProfile: sourceProfile, details: details)
+        }
+
+        /// The matrix from LibRaw's balanced output (0…1) to the working space. LibRaw's scale_colors leaves the
+        /// multipliers it applied in `pre_mul`, normalised to a smallest of 1: their inverse is the camera neutral
+        /// (the DNG AsShotNeutral, or the camera's as-shot or auto balance), and dividing by them restores camera RGB.
+        func cameraToWorking(_ model: DNGColorModel) -> (matrix: Matrix3, neutral: SIMD3<Double>, white: SIMD2<Double>, temperature: ColorTemperature) {
+            let applied = DNGColorModel.floats(lr.pointee.color.pre_mul)
+            var multipliers = SIMD3(Double(applied[0]), Double(applied[1]), Double(applied[2]))
+            if multipliers.min() <= 0 || !multipliers.x.isFinite || !multipliers.y.isFinite || !multipliers.z.isFinite { multipliers = SIMD3(1, 1, 1) }
+            let neutral = (1 / multipliers) / (1 / multipliers).max()
+            let white = model.whitePoint(neutral: neutral)
+            let matrix = model.cameraToRGB(neutral: neutral, primaries: WorkingSpace.rawLinear.primaries) * Matrix3.diagonal(1 / multipliers)
+            return (matrix, neutral, white, ColorTemperature(xy: white))
         }
 
         func metadata() -> ImageMetadata {
@@ -165,29 +207,52 @@ public enum RawDecoder {
         private func nonEmpty(_ s: String) -> String? { s.isEmpty ? nil : s }
     }
 
-    /// Copies LibRaw's 16-bit RGB(x) image into upright half-float RGBA (alpha 1); returns the largest value seen.
+    /// Copies LibRaw's 16-bit RGB(x) image into upright half-float RGBA (alpha 1), through `matrix` (3 × 3 on values
+    /// scaled to 0…1) when given; returns the largest input value seen. Rows are gathered into planes, so the matrix
+    /// loop is plain Float arithmetic the compiler vectorises.
     static func convert(_ src: UnsafeMutablePointer<(UInt16, UInt16, UInt16, UInt16)>, storedWidth sw: Int, storedHeight sh: Int,
-                        orientation: Orientation, into image: WorkingImage) -> UInt16 {
+                        orientation: Orientation, matrix: Matrix3? = nil, into image: WorkingImage) -> UInt16 {
         let w = image.width, h = image.height
         let base = UncheckedSendable(UnsafeRawPointer(src).assumingMemoryBound(to: UInt16.self))
         let peaks = UncheckedSendable(UnsafeMutablePointer<UInt16>.allocate(capacity: h))
         defer { peaks.value.deallocate() }
+        let workers = max(1, min(Parallel.threads, h))
+        // Per worker: three input planes, three output planes, one alpha plane of ones.
+        let scratch = UncheckedSendable(UnsafeMutablePointer<Float>.allocate(capacity: workers * 7 * w))
+        defer { scratch.value.deallocate() }
+        for k in 0..<workers { (scratch.value + (k * 7 + 6) * w).initialize(repeating: 1, count: w) }
         let scale: Float = 1 / 65535
-        Parallel.forEach(h, workers: Parallel.threads) { _, y in
-            var row = [Float](repeating: 1, count: 4 * w)
+        let m = (matrix ?? .identity).floats.map { $0 * scale }
+        let transform = matrix != nil
+        Parallel.forEach(h, workers: workers) { worker, y in
+            let planes = scratch.value + worker * 7 * w
+            let r = planes, g = planes + w, b = planes + 2 * w
+            let outR = planes + 3 * w, outG = planes + 4 * w, outB = planes + 5 * w, alpha = planes + 6 * w
             var peak: UInt16 = 0
-            row.withUnsafeMutableBufferPointer { rp in
-                let r = rp.baseAddress!
-                for x in 0..<w {
-                    let (sx, sy) = orientation.sourceCoordinate(x: x, y: y, storedWidth: sw, storedHeight: sh)
-                    let p = base.value + 4 * (sy * sw + sx)
-                    peak = max(peak, p[0], p[1], p[2])
-                    r[4 * x] = Float(p[0]) * scale
-                    r[4 * x + 1] = Float(p[1]) * scale
-                    r[4 * x + 2] = Float(p[2]) * scale
-                }
-                lw_float_to_half(r, image.row(y), 4 * w)
+            for x in 0..<w {
+                let (sx, sy) = orientation.sourceCoordinate(x: x, y: y, storedWidth: sw, storedHeight: sh)
+                let p = base.value + 4 * (sy * sw + sx)
+                peak = max(peak, p[0], p[1], p[2])
+                r[x] = Float(p[0])
+                g[x] = Float(p[1])
+                b[x] = Float(p[2])
             }
+            if transform {
+                let (m0, m1, m2, m3, m4, m5, m6, m7, m8) = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
+                for x in 0..<w {
+                    let rx = r[x], gx = g[x], bx = b[x]
+                    outR[x] = m0 * rx + m1 * gx + m2 * bx
+                    outG[x] = m3 * rx + m4 * gx + m5 * bx
+                    outB[x] = m6 * rx + m7 * gx + m8 * bx
+                }
+            } else {
+                for x in 0..<w {
+                    outR[x] = r[x] * scale
+                    outG[x] = g[x] * scale
+                    outB[x] = b[x] * scale
+                }
+            }
+            lw_planar_to_rgba_half(outR, outG, outB, alpha, image.row(y), w)
             peaks.value[y] = peak
         }
         var peak: UInt16 = 0
