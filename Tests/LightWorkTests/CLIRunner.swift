@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+@testable import LightWork
 
 /// Runs the real `lightwork` binary (built beside the test bundle) and captures what it says.
 struct CLIRunner {
@@ -32,12 +33,14 @@ struct CLIRunner {
         p.standardError = err
         try p.run()
         // Drain both pipes while the process runs so neither can fill up and block it.
-        var outData = Data(), errData = Data()
+        let outBox = LockedBox(Data())
         let group = DispatchGroup()
         group.enter()
-        DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        errData = err.fileHandleForReading.readDataToEndOfFile()
+        let reader = out.fileHandleForReading
+        DispatchQueue.global().async { let d = reader.readDataToEndOfFile(); outBox.withLock { $0 = d }; group.leave() }
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
         group.wait()
+        let outData = outBox.withLock { $0 }
         p.waitUntilExit()
         return Result(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
     }

@@ -44,11 +44,11 @@ final class ColourAccuracyTests: XCTestCase {
     }
 
     func testSceneDNGPatchesLandOnTheirReferenceLabInSRGB() throws {
-        let truth = try SampleSceneTests().truth("scene.truth.json")
+        let truth = try SampleSceneTests.loadTruth("scene.truth.json")
         let errors = try Self.patchErrors(output: try convert("scene.dng"), truth: truth)
-        let inGamut = errors.filter(\.inGamut)
+        let inGamut = errors.filter { $0.inGamut }
         XCTAssertGreaterThanOrEqual(inGamut.count, 22, "nearly all ColorChecker patches are inside sRGB")
-        let mean = inGamut.map(\.deltaE).reduce(0, +) / Double(inGamut.count)
+        let mean = inGamut.map { $0.deltaE }.reduce(0, +) / Double(inGamut.count)
         let worst = inGamut.max { $0.deltaE < $1.deltaE }!
         XCTAssertLessThanOrEqual(mean, 0.5, "mean ΔE00 \(mean)")
         XCTAssertLessThan(worst.deltaE, 1.5, "worst patch \(worst.name): ΔE00 \(worst.deltaE)")
@@ -56,17 +56,17 @@ final class ColourAccuracyTests: XCTestCase {
 
     /// ProPhoto output holds every patch, cyan included.
     func testSceneDNGInProPhotoKeepsEveryPatch() throws {
-        let truth = try SampleSceneTests().truth("scene.truth.json")
+        let truth = try SampleSceneTests.loadTruth("scene.truth.json")
         let errors = try Self.patchErrors(output: try convert("scene.dng") { $0.colorSpace = .prophoto }, truth: truth)
-        let mean = errors.map(\.deltaE).reduce(0, +) / Double(errors.count)
+        let mean = errors.map { $0.deltaE }.reduce(0, +) / Double(errors.count)
         XCTAssertLessThanOrEqual(mean, 0.5, "mean ΔE00 \(mean) over all 24 patches")
     }
 
     /// The sRGB PNG rendering of the same scene through the RGB path lands on the same colours.
     func testSceneSRGBPNGThroughTheRGBPathMatchesTheTruth() throws {
-        let truth = try SampleSceneTests().truth("scene.truth.json")
-        let errors = try Self.patchErrors(output: try convert("scene-srgb.png"), truth: truth).filter(\.inGamut)
-        let mean = errors.map(\.deltaE).reduce(0, +) / Double(errors.count)
+        let truth = try SampleSceneTests.loadTruth("scene.truth.json")
+        let errors = try Self.patchErrors(output: try convert("scene-srgb.png"), truth: truth).filter { $0.inGamut }
+        let mean = errors.map { $0.deltaE }.reduce(0, +) / Double(errors.count)
         XCTAssertLessThanOrEqual(mean, 1.0, "mean ΔE00 \(mean) (8-bit source)")
     }
 }

@@ -196,7 +196,7 @@ final class DNGColorModelTests: XCTestCase {
         var options = DecodeOptions()
         options.demosaic = .linear
         options.colorModel = .dng
-        let session = try RawDecoder.Session(url: Self.samples.appendingPathComponent("scene-tungsten.dng"), options: options)
+        let session = try RawDecoder.Session(url: Self.samples.appendingPathComponent("scene-tungsten.dng"), data: nil, options: options)
         let decoded = try session.decode()
         XCTAssertEqual(decoded.details["colorModel"], "dng (DNG colour tags)")
         XCTAssertEqual(session.lr.pointee.params.output_color, 0, "raw colour from LibRaw")
@@ -239,7 +239,7 @@ final class DNGColorModelTests: XCTestCase {
         let truth = try SceneTruth.load("scene-tungsten.truth.json")
         var options = DecodeOptions()
         options.demosaic = .linear
-        let session = try RawDecoder.Session(url: Self.samples.appendingPathComponent("scene-tungsten.dng"), options: options)
+        let session = try RawDecoder.Session(url: Self.samples.appendingPathComponent("scene-tungsten.dng"), data: nil, options: options)
         let black = truth.camera.blackLevel, range = truth.camera.whiteLevel - truth.camera.blackLevel
         session.lr.pointee.params.user_sat = Int32(black + range * 3 / 10)
         let image = try session.decode().image

@@ -64,7 +64,7 @@ final class OutputTransformTests: XCTestCase {
         let ours = try XCTUnwrap(ICCProfile(data: ICCProfile.embedded(for: .srgb)))
         let lab = cmsCreateLab4Profile(nil)!
         defer { cmsCloseProfile(lab) }
-        func toLab(_ p: ICCProfile) -> OpaquePointer { cmsCreateTransform(p.handle, LW_TYPE_RGB_16, lab, LW_TYPE_Lab_DBL, UInt32(INTENT_RELATIVE_COLORIMETRIC), 0)! }
+        func toLab(_ p: ICCProfile) -> cmsHTRANSFORM { cmsCreateTransform(p.handle, LW_TYPE_RGB_16, lab, LW_TYPE_Lab_DBL, UInt32(INTENT_RELATIVE_COLORIMETRIC), 0)! }
         let (a, b) = (toLab(ours), toLab(theirs))
         defer { cmsDeleteTransform(a); cmsDeleteTransform(b) }
         var worst = 0.0

@@ -30,7 +30,9 @@ final class SampleSceneTests: XCTestCase {
 
     static let samples = TestPaths.repoRoot.appendingPathComponent("Samples")
 
-    func truth(_ name: String) throws -> Truth {
+    func truth(_ name: String) throws -> Truth { try Self.loadTruth(name) }
+
+    static func loadTruth(_ name: String) throws -> Truth {
         let url = SampleSceneTests.samples.appendingPathComponent(name)
         return try JSONDecoder().decode(Truth.self, from: Data(contentsOf: url))
     }
