@@ -1,0 +1,156 @@
+import Foundation
+
+/// Dust and hairs on the film (`dust`, 0…1 density; `dust.size`, 0…1, default 0.5), drawn in the
+/// sRGB-encoded domain.
+///
+/// The frame is divided into cells of 1/20 of the long edge; a hash of (seed, cell) decides whether the
+/// cell holds a particle (probability 0.45 × density), and where, how large and what kind it is. Nine in
+/// ten are soft round specks of radius up to (0.0004 + 0.0026 × size) of the long edge, one in ten a
+/// thin curved hair (a quadratic Bézier 1.5–6 % of the long edge long at size 0.5). Three quarters
+/// are light, as dust on a negative prints white; the rest dark, like dust on the print or a slide. All
+/// geometry is in frame-relative units, so the same seed gives the same dust at every resolution; each
+/// band draws just the particles that reach its rows, in a fixed order, so the result never depends on
+/// the band split or thread count. Sub-pixel particles are widened to a pixel with their opacity
+/// reduced in proportion, so they fade instead of flickering.
+public struct Dust: Filter {
+    public let name = "dust"
+    public let density: Double
+    public let size: Double
+
+    /// Cell edge in long-edge units.
+    static let cell = 0.05
+    static let salt: UInt32 = 0x6475_7374   // "dust"
+
+    public init(density: Double, size: Double = 0.5) {
+        self.density = min(max(density, 0), 1)
+        self.size = min(max(size, 0), 1)
+    }
+
+    public var isNeutral: Bool { density == 0 }
+    public var domain: FilterDomain { .perceptual }
+
+    /// How far (long-edge units) a particle can reach from its cell's corner: a cell plus the longest hair.
+    var reach: Double { Dust.cell + 0.06 * (0.5 + size) * 1.5 + 0.01 }
+
+    public func apply(_ band: PixelBand, _ context: RenderContext) {
+        if density == 0 { return }
+        let le = Double(context.longEdge)
+        let key = LatticeHash.key(seed: context.seed, salt: Dust.salt)
+        let top = Double(band.y0) / le, bottom = Double(band.y0 + band.rows) / le
+        let firstRow = max(0, Int(floor((top - reach) / Dust.cell)))
+        let lastRow = Int(floor((bottom + reach) / Dust.cell))
+        let columns = Int(ceil(Double(context.width) / le / Dust.cell))
+        let maxRow = Int(ceil(Double(context.height) / le / Dust.cell)) - 1
+        guard firstRow <= min(lastRow, maxRow) else { return }
+        for cy in firstRow...min(lastRow, maxRow) {
+            for cx in 0..<columns {
+                if let particle = DustParticle(cellX: cx, cellY: cy, key: key, density: density, size: size) {
+                    particle.draw(into: band, longEdge: le)
+                }
+            }
+        }
+    }
+}
+
+/// One speck or hair, generated from its cell's hash alone.
+struct DustParticle {
+    enum Kind { case speck, hair }
+    let kind: Kind
+    /// Bézier control points in long-edge units (a speck uses p0 as its centre).
+    let p0, p1, p2: SIMD2<Double>
+    /// Speck radius or hair half-width, long-edge units.
+    let radius: Double
+    let opacity: Float
+    /// The encoded value the particle pulls R, G and B towards.
+    let target: Float
+
+    init?(cellX: Int, cellY: Int, key: UInt32, density: Double, size: Double) {
+        var h = LatticeHash.hash(cellX, cellY, key)
+        if Double(LatticeHash.unit(h)) >= 0.45 * density { return nil }
+        func next() -> Double {
+            h = LatticeHash.mix(h &+ 0x9e37_79b9)
+            return Double(LatticeHash.unit(h))
+        }
+        let origin = SIMD2(Double(cellX), Double(cellY)) * Dust.cell
+        p0 = origin + SIMD2(next(), next()) * Dust.cell
+        opacity = Float(0.5 + 0.5 * next())
+        target = next() < 0.75 ? 0.97 : 0.05
+        if next() < 0.1 {
+            kind = .hair
+            let angle = 2 * Double.pi * next()
+            let length = (0.01 + 0.03 * next()) * (0.5 + size)
+            let direction = SIMD2(cos(angle), sin(angle))
+            let normal = SIMD2(-direction.y, direction.x)
+            p2 = p0 + direction * length
+            p1 = (p0 + p2) / 2 + normal * ((next() - 0.5) * 0.8 * length)
+            radius = (0.0001 + 0.0002 * size) * (0.6 + 0.4 * next())
+        } else {
+            kind = .speck
+            p1 = p0
+            p2 = p0
+            let u = next()
+            radius = (0.0004 + 0.0026 * size) * (0.25 + 0.75 * u * u)
+        }
+    }
+
+    /// Blends the particle into the rows of `band` it overlaps.
+    func draw(into band: PixelBand, longEdge le: Double) {
+        // Work in pixels; widen sub-pixel particles and lower their opacity to keep their weight.
+        let minimum = kind == .speck ? 0.7 : 0.5
+        let rPixels = radius * le
+        let rDrawn = max(rPixels, minimum)
+        let fade = kind == .speck ? (rPixels / rDrawn) * (rPixels / rDrawn) : rPixels / rDrawn
+        let alpha = opacity * Float(fade)
+        let q0 = p0 * le, q1 = p1 * le, q2 = p2 * le
+        let lo = pointwiseMin(pointwiseMin(q0, q1), q2) - rDrawn - 1
+        let hi = pointwiseMax(pointwiseMax(q0, q1), q2) + rDrawn + 1
+        let x0 = max(0, Int(floor(lo.x))), x1 = min(band.width - 1, Int(ceil(hi.x)))
+        let y0 = max(band.y0, Int(floor(lo.y))), y1 = min(band.y0 + band.rows - 1, Int(ceil(hi.y)))
+        if x0 > x1 || y0 > y1 { return }
+        let inner = Float(kind == .speck ? 0.5 * rDrawn : 0.3 * rDrawn), outer = Float(rDrawn + 0.5)
+        // A hair is drawn as 12 straight pieces of its curve.
+        var points = [SIMD2<Float>]()
+        if kind == .hair {
+            points.reserveCapacity(13)
+            for k in 0...12 {
+                let t = Double(k) / 12
+                let q = (1 - t) * (1 - t) * q0 + 2 * (1 - t) * t * q1 + t * t * q2
+                points.append(SIMD2(Float(q.x), Float(q.y)))
+            }
+        }
+        let centre = SIMD2(Float(q0.x), Float(q0.y))
+        for y in y0...y1 {
+            let row = (y - band.y0) * band.width
+            let py = Float(y) + 0.5
+            for x in x0...x1 {
+                let p = SIMD2(Float(x) + 0.5, py)
+                let d = kind == .speck ? distance(p, centre) : DustParticle.distance(p, polyline: points)
+                if d >= outer { continue }
+                let t = min(max((d - inner) / (outer - inner), 0), 1)
+                let a = alpha * (1 - t * t * (3 - 2 * t))
+                let i = row + x
+                band.r[i] += a * (target - band.r[i])
+                band.g[i] += a * (target - band.g[i])
+                band.b[i] += a * (target - band.b[i])
+            }
+        }
+    }
+
+    private func distance(_ a: SIMD2<Float>, _ b: SIMD2<Float>) -> Float {
+        let d = a - b
+        return (d.x * d.x + d.y * d.y).squareRoot()
+    }
+
+    /// Distance from `p` to the nearest of the polyline's segments.
+    private static func distance(_ p: SIMD2<Float>, polyline: [SIMD2<Float>]) -> Float {
+        var best = Float.greatestFiniteMagnitude
+        for k in 0..<(polyline.count - 1) {
+            let a = polyline[k], ab = polyline[k + 1] - a, ap = p - a
+            let lengthSquared = max(ab.x * ab.x + ab.y * ab.y, 1e-12)
+            let t = min(max((ap.x * ab.x + ap.y * ab.y) / lengthSquared, 0), 1)
+            let dx = ap.x - t * ab.x, dy = ap.y - t * ab.y
+            best = min(best, dx * dx + dy * dy)
+        }
+        return best.squareRoot()
+    }
+}

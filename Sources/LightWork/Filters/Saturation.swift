@@ -1,0 +1,41 @@
+/// Colour saturation (`saturation`, −1…1; 0 = unchanged, −1 = exact greyscale), in the sRGB-encoded domain.
+///
+/// Each channel moves away from or towards the pixel's luma L (Rec. 709 weights): `L + s · (c − L)`, so
+/// luma is kept. Negative values scale chroma by 1 + saturation, and −1 writes L itself into R, G and B
+/// (bit-identical channels). Positive values boost vibrance-style: the scale is
+/// `1 + saturation · (1 − 0.7 · C)` with C = max − min of the pixel's channels (clamped to 1), so muted
+/// colours gain most and already-saturated ones only a little, which keeps them from clipping.
+public struct Saturation: Filter {
+    public let name = "saturation"
+    public let amount: Double
+
+    public init(amount: Double) { self.amount = min(max(amount, -1), 1) }
+
+    public var isNeutral: Bool { amount == 0 }
+    public var domain: FilterDomain { .perceptual }
+
+    public func apply(_ band: PixelBand, _ context: RenderContext) {
+        if amount == 0 { return }
+        let r = band.r, g = band.g, b = band.b, n = band.count
+        if amount <= -1 {
+            for i in 0..<n {
+                let l = 0.2126 * r[i] + 0.7152 * g[i] + 0.0722 * b[i]
+                r[i] = l; g[i] = l; b[i] = l
+            }
+        } else if amount < 0 {
+            let s = Float(1 + amount)
+            for i in 0..<n {
+                let l = 0.2126 * r[i] + 0.7152 * g[i] + 0.0722 * b[i]
+                r[i] = l + s * (r[i] - l); g[i] = l + s * (g[i] - l); b[i] = l + s * (b[i] - l)
+            }
+        } else {
+            let a = Float(amount)
+            for i in 0..<n {
+                let l = 0.2126 * r[i] + 0.7152 * g[i] + 0.0722 * b[i]
+                let chroma = min(max(r[i], g[i], b[i]) - min(r[i], g[i], b[i]), 1)
+                let s = 1 + a * (1 - 0.7 * chroma)
+                r[i] = l + s * (r[i] - l); g[i] = l + s * (g[i] - l); b[i] = l + s * (b[i] - l)
+            }
+        }
+    }
+}

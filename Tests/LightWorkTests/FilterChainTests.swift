@@ -1,0 +1,39 @@
+import LightWork
+import XCTest
+
+/// FilterChain.build: the original app's order, values routed to the right filters, defaults.
+final class FilterChainTests: XCTestCase {
+    func testChainIsInSpecOrder() {
+        let names = FilterChain.build(values: [:], look: nil, strength: 0).map(\.name)
+        XCTAssertEqual(names, ["brightness", "clarity", "contrast", "warmth/tint", "clarity2", "vignette", "film",
+                               "postWarmth/postTint", "fade", "grain", "saturation", "dust"])
+    }
+
+    func testValuesReachTheirFiltersAndSubParametersDefault() {
+        let chain = FilterChain.build(values: ["brightness": 0.7, "clarity2": -0.3, "warmth": 0.2, "postTint": -0.4,
+                                               "vignette": 0.5, "vignette.feather": 0.9, "grain": 0.3, "dust": 0.6, "dust.size": 0.2],
+                                      look: nil, strength: 0.8)
+        XCTAssertEqual((chain[0] as? Brightness)?.ev, 0.7)
+        XCTAssertEqual((chain[1] as? Clarity)?.amount, 0)
+        XCTAssertEqual((chain[4] as? Clarity)?.amount, -0.3)
+        XCTAssertEqual((chain[3] as? WhiteBalanceShift)?.warmth, 0.2)
+        XCTAssertEqual((chain[7] as? WhiteBalanceShift)?.tint, -0.4)
+        let vignette = chain[5] as? Vignette
+        XCTAssertEqual(vignette?.size, 0.5)
+        XCTAssertEqual(vignette?.feather, 0.9)
+        XCTAssertEqual((chain[9] as? Grain)?.size, 0.5)
+        XCTAssertEqual((chain[11] as? Dust)?.size, 0.2)
+        XCTAssertTrue(chain[6].isNeutral, "no lookup: the film step is neutral whatever the strength")
+        let active = chain.filter { !$0.isNeutral }.map(\.name)
+        XCTAssertEqual(active, ["brightness", "warmth/tint", "clarity2", "vignette", "postWarmth/postTint", "grain", "dust"])
+    }
+
+    func testEveryValueNameChangesTheChain() {
+        let neutral = FilterChain.build(values: [:], look: nil, strength: 0)
+        for key in FilterChain.valueNames where FilterChain.defaults[key] == nil {
+            let chain = FilterChain.build(values: [key: 0.5], look: nil, strength: 0)
+            let changed = zip(chain, neutral).filter { !$0.0.isNeutral }.map(\.0.name)
+            XCTAssertEqual(changed.count, 1, key)
+        }
+    }
+}
