@@ -29,9 +29,10 @@ public enum CubeLUTReader {
         var lineNumber = 0
         var lastLine = 0
 
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // Split on bytes: as Characters, "\r\n" is one grapheme and would not match "\n".
+        for rawBytes in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             lineNumber += 1
-            var line = rawLine
+            var line = Substring(rawBytes)
             if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
             guard let first = fields.first else { continue }
