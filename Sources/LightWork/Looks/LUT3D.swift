@@ -98,19 +98,36 @@ public struct LUT3D: Sendable, Hashable {
     /// Maps `count` pixels of planar Float32 rows in place. Inputs are clamped to the domain (NaN → min).
     public func apply(r: UnsafeMutablePointer<Float>, g: UnsafeMutablePointer<Float>, b: UnsafeMutablePointer<Float>,
                       count: Int, interpolation: Interpolation = .tetrahedral) {
+        let lattice = LatticeGeometry(self)
         table.withUnsafeBufferPointer { t in
-            let lattice = LatticeGeometry(self)
-            switch interpolation {
-            case .tetrahedral: LUT3D.tetrahedral(t.baseAddress!, lattice, r, g, b, count)
-            case .trilinear: LUT3D.trilinear(t.baseAddress!, lattice, r, g, b, count)
+            // Per chunk: one vectorisable pass finds every pixel's cell and fractions, a second gathers.
+            withUnsafeTemporaryAllocation(of: Int32.self, capacity: LUT3D.chunk) { cells in
+                withUnsafeTemporaryAllocation(of: Float.self, capacity: 3 * LUT3D.chunk) { fractions in
+                    let c = cells.baseAddress!, f = fractions.baseAddress!
+                    var start = 0
+                    while start < count {
+                        let n = min(LUT3D.chunk, count - start)
+                        lattice.locate(r + start, g + start, b + start, n, c, f, f + LUT3D.chunk, f + 2 * LUT3D.chunk)
+                        switch interpolation {
+                        case .tetrahedral:
+                            LUT3D.tetrahedral(t.baseAddress!, lattice, c, f, f + LUT3D.chunk, f + 2 * LUT3D.chunk, r + start, g + start, b + start, n)
+                        case .trilinear:
+                            LUT3D.trilinear(t.baseAddress!, lattice, c, f, f + LUT3D.chunk, f + 2 * LUT3D.chunk, r + start, g + start, b + start, n)
+                        }
+                        start += n
+                    }
+                }
             }
         }
     }
 
+    /// Pixels per chunk: the scratch (16 bytes a pixel) stays in L1.
+    private static let chunk = 512
+
     /// Per-call constants: scale from input to lattice coordinates and the index strides.
     private struct LatticeGeometry {
-        let minR, minG, minB, scaleR, scaleG, scaleB, last: Float
-        let lastCell, dy, dz: Int
+        let minR, minG, minB, scaleR, scaleG, scaleB, last, lastCell: Float
+        let dy, dz: Int32
 
         init(_ lut: LUT3D) {
             let n1 = Float(lut.size - 1)
@@ -119,54 +136,65 @@ public struct LUT3D: Sendable, Hashable {
             scaleG = n1 / (lut.domainMax.y - lut.domainMin.y)
             scaleB = n1 / (lut.domainMax.z - lut.domainMin.z)
             last = n1
-            lastCell = lut.size - 2
-            dy = 3 * lut.size
-            dz = 3 * lut.size * lut.size
+            lastCell = Float(lut.size - 2)
+            dy = Int32(3 * lut.size)
+            dz = Int32(3 * lut.size * lut.size)
         }
 
-        /// Lattice coordinate of an input, clamped to 0…N−1 (NaN → 0): the cell index and the fraction inside it.
+        /// For `n` pixels: the table offset of each pixel's cell origin and its fractions inside the cell.
+        /// Branch-free selects and float tricks only, so the compiler vectorises it.
         @inline(__always)
-        func cell(_ v: Float, _ minV: Float, _ scale: Float) -> (Int, Float) {
-            var x = (v - minV) * scale
-            if !(x > 0) { x = 0 }
-            if x > last { x = last }
-            var i = Int(x)
-            if i > lastCell { i = lastCell }
-            return (i, x - Float(i))
+        func locate(_ r: UnsafePointer<Float>, _ g: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ n: Int,
+                    _ cell: UnsafeMutablePointer<Int32>, _ fr: UnsafeMutablePointer<Float>,
+                    _ fg: UnsafeMutablePointer<Float>, _ fb: UnsafeMutablePointer<Float>) {
+            for i in 0..<n {
+                let (xi, fx) = split((r[i] - minR) * scaleR)
+                let (yi, fy) = split((g[i] - minG) * scaleG)
+                let (zi, fz) = split((b[i] - minB) * scaleB)
+                cell[i] = 3 &* xi &+ dy &* yi &+ dz &* zi
+                fr[i] = fx; fg[i] = fy; fb[i] = fz
+            }
+        }
+
+        /// Lattice coordinate → (cell index, fraction): clamped to 0…N−1 (NaN → 0), the last cell takes the top.
+        @inline(__always)
+        func split(_ v: Float) -> (Int32, Float) {
+            var x = v > 0 ? v : 0
+            x = x < last ? x : last
+            // floor(x) for 0 ≤ x < 2²³ without a libm call: round by adding 2²³, step back when it rounded up.
+            let magic: Float = 8388608
+            var cell = (x + magic) - magic
+            cell = cell > x ? cell - 1 : cell
+            cell = cell < lastCell ? cell : lastCell
+            let index = Int32(bitPattern: (cell + magic).bitPattern) & 0x7F_FFFF
+            return (index, x - cell)
         }
     }
 
     /// Tetrahedral interpolation: the cube cell is split along its neutral diagonal into six tetrahedra; the
-    /// fractions' order picks one, and the output blends its four corners.
-    private static func tetrahedral(_ t: UnsafePointer<Float>, _ L: LatticeGeometry,
+    /// order of the fractions picks one, and the output blends its four corners: the cell's origin, one step
+    /// along the largest fraction's axis, one more along the middle one's, and the far corner, weighted
+    /// 1 − f_max, f_max − f_mid, f_mid − f_min, f_min. Selects instead of six branches, so colours that change
+    /// tetrahedron from pixel to pixel cost no mispredictions.
+    private static func tetrahedral(_ t: UnsafePointer<Float>, _ L: LatticeGeometry, _ cell: UnsafePointer<Int32>,
+                                    _ fr: UnsafePointer<Float>, _ fg: UnsafePointer<Float>, _ fb: UnsafePointer<Float>,
                                     _ r: UnsafeMutablePointer<Float>, _ g: UnsafeMutablePointer<Float>,
                                     _ b: UnsafeMutablePointer<Float>, _ count: Int) {
-        let dx = 3, dy = L.dy, dz = L.dz
+        let dx = 3, dy = Int(L.dy), dz = Int(L.dz), far = 3 &+ dy &+ dz
         for i in 0..<count {
-            let (xi, fx) = L.cell(r[i], L.minR, L.scaleR)
-            let (yi, fy) = L.cell(g[i], L.minG, L.scaleG)
-            let (zi, fz) = L.cell(b[i], L.minB, L.scaleB)
-            let base = 3 * xi + dy * yi + dz * zi
-            // Corners: base, base+o1, base+o2, base+dx+dy+dz; weights 1−f_max, f_max−f_mid, f_mid−f_min, f_min.
-            var o1: Int, o2: Int, w0: Float, w1: Float, w2: Float, w3: Float
-            if fx >= fy {
-                if fy >= fz {        // x ≥ y ≥ z
-                    o1 = dx; o2 = dx + dy; w0 = 1 - fx; w1 = fx - fy; w2 = fy - fz; w3 = fz
-                } else if fx >= fz { // x ≥ z > y
-                    o1 = dx; o2 = dx + dz; w0 = 1 - fx; w1 = fx - fz; w2 = fz - fy; w3 = fy
-                } else {             // z > x ≥ y
-                    o1 = dz; o2 = dx + dz; w0 = 1 - fz; w1 = fz - fx; w2 = fx - fy; w3 = fy
-                }
-            } else {
-                if fz >= fy {        // z ≥ y > x
-                    o1 = dz; o2 = dy + dz; w0 = 1 - fz; w1 = fz - fy; w2 = fy - fx; w3 = fx
-                } else if fz >= fx { // y > z ≥ x
-                    o1 = dy; o2 = dy + dz; w0 = 1 - fy; w1 = fy - fz; w2 = fz - fx; w3 = fx
-                } else {             // y > x > z
-                    o1 = dy; o2 = dx + dy; w0 = 1 - fy; w1 = fy - fx; w2 = fx - fz; w3 = fz
-                }
-            }
-            let c0 = t + base, c1 = c0 + o1, c2 = c0 + o2, c3 = c0 + (dx + dy + dz)
+            let fx = fr[i], fy = fg[i], fz = fb[i]
+            // The axis with the largest fraction (ties: x before y before z) and a different one with the smallest.
+            let xMax = fx >= fy && fx >= fz
+            let yMax = !xMax && fy >= fz
+            let zMin = fz <= fx && fz <= fy
+            let yMin = !zMin && fy <= fx
+            let o1 = xMax ? dx : (yMax ? dy : dz)
+            let o2 = far &- (zMin ? dz : (yMin ? dy : dx))
+            let mxy = fx > fy ? fx : fy, nxy = fx < fy ? fx : fy   // plain selects: Swift.max/min add NaN handling
+            let fMax = mxy > fz ? mxy : fz, fMin = nxy < fz ? nxy : fz
+            let fMid = (fx + fy + fz) - fMax - fMin
+            let w0 = 1 - fMax, w1 = fMax - fMid, w2 = fMid - fMin, w3 = fMin
+            let c0 = t + Int(cell[i]), c1 = c0 + o1, c2 = c0 + o2, c3 = c0 + far
             r[i] = w0 * c0[0] + w1 * c1[0] + w2 * c2[0] + w3 * c3[0]
             g[i] = w0 * c0[1] + w1 * c1[1] + w2 * c2[1] + w3 * c3[1]
             b[i] = w0 * c0[2] + w1 * c1[2] + w2 * c2[2] + w3 * c3[2]
@@ -174,29 +202,25 @@ public struct LUT3D: Sendable, Hashable {
     }
 
     /// Trilinear interpolation: the eight corners of the cell, blended along x, then y, then z.
-    private static func trilinear(_ t: UnsafePointer<Float>, _ L: LatticeGeometry,
+    private static func trilinear(_ t: UnsafePointer<Float>, _ L: LatticeGeometry, _ cell: UnsafePointer<Int32>,
+                                  _ fr: UnsafePointer<Float>, _ fg: UnsafePointer<Float>, _ fb: UnsafePointer<Float>,
                                   _ r: UnsafeMutablePointer<Float>, _ g: UnsafeMutablePointer<Float>,
                                   _ b: UnsafeMutablePointer<Float>, _ count: Int) {
-        let dx = 3, dy = L.dy, dz = L.dz
+        let dx = 3, dy = Int(L.dy), dz = Int(L.dz)
         for i in 0..<count {
-            let (xi, fx) = L.cell(r[i], L.minR, L.scaleR)
-            let (yi, fy) = L.cell(g[i], L.minG, L.scaleG)
-            let (zi, fz) = L.cell(b[i], L.minB, L.scaleB)
-            let p = t + (3 * xi + dy * yi + dz * zi)
+            let fx = fr[i], fy = fg[i], fz = fb[i]
+            let p = t + Int(cell[i])
             let gx = 1 - fx, gy = 1 - fy, gz = 1 - fz
             let w000 = gx * gy * gz, w100 = fx * gy * gz, w010 = gx * fy * gz, w110 = fx * fy * gz
             let w001 = gx * gy * fz, w101 = fx * gy * fz, w011 = gx * fy * fz, w111 = fx * fy * fz
-            let p100 = p + dx, p010 = p + dy, p110 = p + dx + dy
-            let p001 = p + dz, p101 = p + dx + dz, p011 = p + dy + dz, p111 = p + dx + dy + dz
-            for c in 0..<3 {
-                let v = w000 * p[c] + w100 * p100[c] + w010 * p010[c] + w110 * p110[c]
-                    + w001 * p001[c] + w101 * p101[c] + w011 * p011[c] + w111 * p111[c]
-                switch c {
-                case 0: r[i] = v
-                case 1: g[i] = v
-                default: b[i] = v
-                }
-            }
+            let p100 = p + dx, p010 = p + dy, p110 = p + (dx &+ dy)
+            let p001 = p + dz, p101 = p + (dx &+ dz), p011 = p + (dy &+ dz), p111 = p + (dx &+ dy &+ dz)
+            r[i] = w000 * p[0] + w100 * p100[0] + w010 * p010[0] + w110 * p110[0]
+                + w001 * p001[0] + w101 * p101[0] + w011 * p011[0] + w111 * p111[0]
+            g[i] = w000 * p[1] + w100 * p100[1] + w010 * p010[1] + w110 * p110[1]
+                + w001 * p001[1] + w101 * p101[1] + w011 * p011[1] + w111 * p111[1]
+            b[i] = w000 * p[2] + w100 * p100[2] + w010 * p010[2] + w110 * p110[2]
+                + w001 * p001[2] + w101 * p101[2] + w011 * p011[2] + w111 * p111[2]
         }
     }
 }
