@@ -1,0 +1,174 @@
+import Foundation
+
+/// One unlocked pack in the entitlement store.
+public struct PackUnlock: Sendable, Hashable, Codable {
+    public var packId: String
+    /// `local` (unlocked here with `unlock(pack:)`) or `sync` (merged from a synced entitlement file).
+    public var source: String
+    /// ISO 8601 time of the unlock, when known.
+    public var unlockedAt: String?
+
+    public init(packId: String, source: String, unlockedAt: String? = nil) {
+        self.packId = packId
+        self.source = source
+        self.unlockedAt = unlockedAt
+    }
+}
+
+/// The local store of unlocked film packs: the master of what is unlocked (it overrides the catalog's
+/// `isAvailable = false`). Kept at `$XDG_CONFIG_HOME/lightwork/entitlements.json` (fallback `~/.config`).
+///
+/// Unlocks only ever accumulate: `unlock(pack:)` adds free-unlock packs, `merge(syncedFile:)` adds whatever a
+/// synced entitlement file (written by another machine or a store) grants, ignoring duplicates, and nothing
+/// removes an unlock. Saving re-reads the file and writes the union atomically (temp file + rename), so two
+/// processes unlocking at once lose nothing and a reader never sees half a file.
+///
+/// File format (store and synced files alike): `{"version": 1, "unlockedPacks": [{"packId": "0002",
+/// "source": "local", "unlockedAt": "…"}]}`; a synced file may also list plain id strings.
+public struct Entitlements: Sendable, Hashable {
+    public static let currentVersion = 1
+
+    /// Where this store lives.
+    public let url: URL
+    /// Unlocked packs, sorted by id, one entry per pack.
+    public private(set) var unlocks: [PackUnlock]
+
+    /// An empty store at `url` (nothing written until `save`).
+    public init(url: URL, unlocks: [PackUnlock] = []) {
+        self.url = url
+        self.unlocks = []
+        _ = add(unlocks)
+    }
+
+    /// `$XDG_CONFIG_HOME/lightwork/entitlements.json`, else `$HOME/.config/lightwork/entitlements.json`.
+    public static func defaultURL(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        let base: URL
+        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
+            base = URL(fileURLWithPath: xdg)
+        } else {
+            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+            base = URL(fileURLWithPath: home).appendingPathComponent(".config")
+        }
+        return base.appendingPathComponent("lightwork/entitlements.json")
+    }
+
+    /// The store at `url`; a missing file is an empty store.
+    public static func load(from url: URL) throws -> Entitlements {
+        guard FileManager.default.fileExists(atPath: url.path) else { return Entitlements(url: url) }
+        return Entitlements(url: url, unlocks: try readUnlocks(url, defaultSource: "local"))
+    }
+
+    /// The store at the default location.
+    public static func loadDefault(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Entitlements {
+        try load(from: defaultURL(environment: environment))
+    }
+
+    public func isUnlocked(_ packId: String) -> Bool { unlocks.contains { $0.packId == packId } }
+
+    public var unlockedPackIds: [String] { unlocks.map(\.packId) }
+
+    /// Unlocks a free-unlock pack (availabilityType 2) and saves. Free packs need nothing (returns false);
+    /// paid and bonus packs are refused: they arrive only through `merge(syncedFile:)`.
+    /// Returns whether the pack was newly unlocked.
+    @discardableResult
+    public mutating func unlock(pack: FilmPack) throws -> Bool {
+        switch pack.availabilityType {
+        case .free:
+            return false
+        case .paid, .bonus:
+            throw LightWorkError.usage("pack \"\(pack.displayName)\" (\(pack.packId)) is \(pack.availabilityType): it cannot be unlocked here; merge the entitlement file your purchase or grant produced with `lightwork films sync FILE`")
+        case .freeUnlock:
+            let added = add([PackUnlock(packId: pack.packId, source: "local", unlockedAt: Entitlements.now())])
+            if !added.isEmpty { try save() }
+            return !added.isEmpty
+        }
+    }
+
+    /// Merges a synced entitlement file: packs it grants are added (source `sync`), duplicates ignored, nothing
+    /// removed. Saves when something changed. Returns the newly unlocked pack ids.
+    @discardableResult
+    public mutating func merge(syncedFile: URL) throws -> [String] {
+        guard FileManager.default.fileExists(atPath: syncedFile.path) else { throw LightWorkError.missingInput(syncedFile.path) }
+        let incoming = try Entitlements.readUnlocks(syncedFile, defaultSource: "sync").map {
+            PackUnlock(packId: $0.packId, source: "sync", unlockedAt: $0.unlockedAt ?? Entitlements.now())
+        }
+        let added = add(incoming)
+        if !added.isEmpty { try save() }
+        return added
+    }
+
+    /// Writes the store: the union of this store and whatever the file holds now, via a temp file and rename.
+    public func save() throws {
+        var merged = self
+        if FileManager.default.fileExists(atPath: url.path) {
+            _ = merged.add(try Entitlements.readUnlocks(url, defaultSource: "local"))
+        }
+        let folder = url.deletingLastPathComponent()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let data: Data
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            data = try encoder.encode(StoreFile(version: Entitlements.currentVersion, unlockedPacks: merged.unlocks))
+        } catch {
+            throw LightWorkError.writeFailed("\(url.path): \(error.localizedDescription)")
+        }
+        let temp = folder.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(UUID().uuidString).tmp")
+        guard FileManager.default.createFile(atPath: temp.path, contents: data) else {
+            throw LightWorkError.writeFailed("\(temp.path): cannot create the temporary file")
+        }
+        if rename(temp.path, url.path) != 0 {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: temp)
+            throw LightWorkError.writeFailed("\(url.path): \(reason)")
+        }
+    }
+
+    /// Adds unlocks not yet present (first one wins for a pack), keeps the list sorted; returns the added ids.
+    private mutating func add(_ incoming: [PackUnlock]) -> [String] {
+        var added: [String] = []
+        for u in incoming where !isUnlocked(u.packId) {
+            unlocks.append(u)
+            added.append(u.packId)
+        }
+        unlocks.sort { $0.packId < $1.packId }
+        return added
+    }
+
+    private struct StoreFile: Codable {
+        var version: Int
+        var unlockedPacks: [PackUnlock]
+    }
+
+    /// Reads a store or synced file; entries may be objects or plain pack-id strings. Errors carry the JSON path.
+    private static func readUnlocks(_ url: URL, defaultSource: String) throws -> [PackUnlock] {
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch { throw LightWorkError.missingInput(url.path) }
+        let root = try JSONNode.parse(data, file: url.path)
+        let top = try root.object()
+        let versionNode = try top.required("version", in: root)
+        let version = try versionNode.int()
+        guard version == currentVersion else {
+            throw versionNode.fail("unsupported entitlement file version \(version) (this LightWork reads \(currentVersion))")
+        }
+        var out: [PackUnlock] = []
+        for item in try top.required("unlockedPacks", in: root).array() {
+            let id: String, source: String, at: String?
+            if item.value is String {
+                id = try item.string(); source = defaultSource; at = nil
+            } else {
+                let o = try item.object()
+                id = try o.required("packId", in: item).string()
+                source = try o["source"]?.string() ?? defaultSource
+                at = try o["unlockedAt"]?.string()
+            }
+            guard id.count == 4, id.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                throw LightWorkError.invalidDocument(file: url.path, path: item.path, reason: "a packId is 4 digits, found \"\(id)\"")
+            }
+            out.append(PackUnlock(packId: id, source: source, unlockedAt: at))
+        }
+        return out
+    }
+
+    private static func now() -> String { ISO8601DateFormatter().string(from: Date()) }
+}
