@@ -19,7 +19,6 @@ final class FilterRangesTests: XCTestCase {
             XCTAssertFalse(f.amount.description.isEmpty, f.name)
             XCTAssertNotEqual(f.minValue, f.maxValue, f.name)
         }
-        XCTAssertEqual(ranges.filter(named: "brightness")?.domain, .linear)
         XCTAssertEqual(ranges.filter(named: "saturation")?.minValue, -1)   // −1 = greyscale, per the file
         XCTAssertEqual(ranges.filter(named: "dust")?.stage, .post)
     }

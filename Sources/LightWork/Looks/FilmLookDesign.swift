@@ -15,17 +15,17 @@ public enum FilmLookDesign {
         public let colour: String
         /// Whether the pack starts with the None film (the app put it first in each category's free pack).
         public let startsWithNone: Bool
-        public let looks: [FilmLook]
+        public let looks: [FilmStock]
     }
 
     /// Every look, in catalog order.
-    public static var all: [FilmLook] { packs.flatMap(\.looks) }
+    public static var all: [FilmStock] { packs.flatMap(\.looks) }
 
     /// The look with this lookupId.
-    public static func look(id: String) -> FilmLook? { all.first { $0.lookupId == id } }
+    public static func look(id: String) -> FilmStock? { all.first { $0.lookupId == id } }
 
     /// The 512×512 RGB8 lookup image (app layout) of a look.
-    public static func lookupImagePixels(for look: FilmLook) -> (width: Int, height: Int, samples: [UInt8]) {
+    public static func lookupImagePixels(for look: FilmStock) -> (width: Int, height: Int, samples: [UInt8]) {
         LookupImage.pixels(of: look.lut(size: LookupImageReader.tile))
     }
 
@@ -82,8 +82,8 @@ public enum FilmLookDesign {
     // MARK: - Colour negative and slide (pack 0001, free)
 
     /// Warm, forgiving colour negative: soft shoulder, slightly teal shadows, warm highlights.
-    static let harbourNegative: FilmLook = {
-        var l = FilmLook(name: "Harbour\nNegative 160", summary: "Warm colour negative:\nsoft contrast, teal shadows",
+    static let harbourNegative: FilmStock = {
+        var l = FilmStock(name: "Harbour\nNegative 160", summary: "Warm colour negative:\nsoft contrast, teal shadows",
                          lookupId: "0001001", imageName: "LW_Harbour-Negative.png")
         l.mixer = Matrix3([[1.02, -0.01, -0.01], [0.0, 1.0, 0.0], [-0.01, 0.02, 0.99]])
         l.saturation = 0.92
@@ -96,8 +96,8 @@ public enum FilmLookDesign {
     }()
 
     /// Punchy daylight slide: strong S-curve, clean separation, cool deep shadows.
-    static let daylightSlide: FilmLook = {
-        var l = FilmLook(name: "Daylight\nSlide 100", summary: "Punchy slide film:\nhigh contrast, vivid, cool shadows",
+    static let daylightSlide: FilmStock = {
+        var l = FilmStock(name: "Daylight\nSlide 100", summary: "Punchy slide film:\nhigh contrast, vivid, cool shadows",
                          lookupId: "0001002", imageName: "LW_Daylight-Slide.png")
         l.mixer = Matrix3([[1.08, -0.05, -0.03], [-0.03, 1.06, -0.03], [-0.02, -0.06, 1.08]])
         l.saturation = 1.22
@@ -107,8 +107,8 @@ public enum FilmLookDesign {
     }()
 
     /// Low-contrast portrait negative: gentle toe, muted colour, skin-friendly warmth.
-    static let softPortrait: FilmLook = {
-        var l = FilmLook(name: "Soft\nPortrait 160", summary: "Portrait negative:\nlow contrast, kind to skin",
+    static let softPortrait: FilmStock = {
+        var l = FilmStock(name: "Soft\nPortrait 160", summary: "Portrait negative:\nlow contrast, kind to skin",
                          lookupId: "0001003", imageName: "LW_Soft-Portrait.png")
         l.saturation = 0.85
         l.tone = ToneCurve([(0, 0.04), (0.3, 0.31), (0.6, 0.62), (1, 0.96)])
@@ -119,8 +119,8 @@ public enum FilmLookDesign {
     }()
 
     /// Consumer print film: warm-yellow cast, a little extra colour, slightly lifted blacks.
-    static let cornerShop: FilmLook = {
-        var l = FilmLook(name: "Corner Shop\n200", summary: "Consumer print film:\nwarm, yellow-green cast",
+    static let cornerShop: FilmStock = {
+        var l = FilmStock(name: "Corner Shop\n200", summary: "Consumer print film:\nwarm, yellow-green cast",
                          lookupId: "0001004", imageName: "LW_Corner-Shop-200.png")
         l.saturation = 1.08
         l.tone = ToneCurve([(0, 0.02), (0.25, 0.23), (0.5, 0.53), (0.75, 0.8), (1, 0.98)])
@@ -132,8 +132,8 @@ public enum FilmLookDesign {
     // MARK: - Faded and expired (pack 0002, free unlock)
 
     /// Sun-bleached print: lifted blacks, dimmer whites, warm highlights, little colour.
-    static let fadedSummer: FilmLook = {
-        var l = FilmLook(name: "Faded\nSummer", summary: "Sun-bleached print:\nlifted blacks, warm and pale",
+    static let fadedSummer: FilmStock = {
+        var l = FilmStock(name: "Faded\nSummer", summary: "Sun-bleached print:\nlifted blacks, warm and pale",
                          lookupId: "0002001", imageName: "LW_Faded-Summer.png")
         l.saturation = 0.78
         l.tone = ToneCurve([(0, 0), (0.5, 0.54), (1, 1)])
@@ -145,8 +145,8 @@ public enum FilmLookDesign {
     }()
 
     /// Outdated stock: magenta cast, green-shifted highlights, raised blue toe.
-    static let expiredStock: FilmLook = {
-        var l = FilmLook(name: "Expired\nStock", summary: "Film past its date:\nmagenta cast, colour crossover",
+    static let expiredStock: FilmStock = {
+        var l = FilmStock(name: "Expired\nStock", summary: "Film past its date:\nmagenta cast, colour crossover",
                          lookupId: "0002002", imageName: "LW_Expired-Stock.png")
         l.saturation = 0.85
         l.red = ToneCurve([(0, 0.03), (0.5, 0.55), (1, 1)])
@@ -157,8 +157,8 @@ public enum FilmLookDesign {
     }()
 
     /// Tungsten-balanced film in mixed light: cool overall, blue-cyan shadows, crisp mid-tones.
-    static let nightTungsten: FilmLook = {
-        var l = FilmLook(name: "Night\nTungsten 500", summary: "Tungsten film at night:\ncool, cyan shadows",
+    static let nightTungsten: FilmStock = {
+        var l = FilmStock(name: "Night\nTungsten 500", summary: "Tungsten film at night:\ncool, cyan shadows",
                          lookupId: "0002003", imageName: "LW_Night-Tungsten.png")
         l.mixer = Matrix3([[0.97, 0.03, 0.0], [0.0, 1.0, 0.0], [0.0, 0.04, 0.96]])
         l.saturation = 0.95
@@ -172,8 +172,8 @@ public enum FilmLookDesign {
     // MARK: - Lab experiments (pack 0003, paid)
 
     /// Slide film developed as a negative: hard red, lifted flat blue, yellow-green highlights.
-    static let crossLagoon: FilmLook = {
-        var l = FilmLook(name: "Cross\nLagoon", summary: "Cross-processed slide:\nyellow highlights, blue shadows",
+    static let crossLagoon: FilmStock = {
+        var l = FilmStock(name: "Cross\nLagoon", summary: "Cross-processed slide:\nyellow highlights, blue shadows",
                          lookupId: "0003001", imageName: "LW_Cross-Lagoon.png")
         l.saturation = 1.15
         l.red = ToneCurve([(0, 0), (0.25, 0.15), (0.5, 0.52), (0.75, 0.88), (1, 1)])
@@ -183,8 +183,8 @@ public enum FilmLookDesign {
     }()
 
     /// Dense slide: deep blues, heavy mid-tones, rich but not garish colour.
-    static let deepChrome: FilmLook = {
-        var l = FilmLook(name: "Deep\nChrome 64", summary: "Dense slide film:\ndeep blues, heavy mid-tones",
+    static let deepChrome: FilmStock = {
+        var l = FilmStock(name: "Deep\nChrome 64", summary: "Dense slide film:\ndeep blues, heavy mid-tones",
                          lookupId: "0003002", imageName: "LW_Deep-Chrome.png")
         l.mixer = Matrix3([[1.04, -0.02, -0.02], [-0.02, 1.03, -0.01], [-0.04, -0.04, 1.08]])
         l.saturation = 1.18
@@ -194,8 +194,8 @@ public enum FilmLookDesign {
     }()
 
     /// Bleach skipped: silver kept in the print, so low colour and hard contrast.
-    static let silverRetained: FilmLook = {
-        var l = FilmLook(name: "Silver\nRetained", summary: "Skipped bleach:\nlow colour, hard contrast",
+    static let silverRetained: FilmStock = {
+        var l = FilmStock(name: "Silver\nRetained", summary: "Skipped bleach:\nlow colour, hard contrast",
                          lookupId: "0003003", imageName: "LW_Silver-Retained.png")
         l.saturation = 0.45
         l.tone = ToneCurve([(0, 0), (0.2, 0.1), (0.5, 0.5), (0.8, 0.9), (1, 1)])
@@ -206,8 +206,8 @@ public enum FilmLookDesign {
     // MARK: - Black and white (pack 1001, free)
 
     /// Classic panchromatic 400: moderate S-curve, open shadows.
-    static let silver400: FilmLook = {
-        var l = FilmLook(name: "Silver\n400", summary: "Black-and-white 400:\nclassic tones, open shadows",
+    static let silver400: FilmStock = {
+        var l = FilmStock(name: "Silver\n400", summary: "Black-and-white 400:\nclassic tones, open shadows",
                          lookupId: "1001001", imageName: "LW_Silver-400.png")
         l.monochrome = SIMD3(0.27, 0.6, 0.13)
         l.tone = ToneCurve([(0, 0.01), (0.25, 0.2), (0.5, 0.5), (0.75, 0.8), (1, 0.99)])
@@ -215,8 +215,8 @@ public enum FilmLookDesign {
     }()
 
     /// Pushed three stops: crushed blacks, hard highlights, red-sensitive.
-    static let push3200: FilmLook = {
-        var l = FilmLook(name: "Push\n3200", summary: "Pushed black-and-white:\ngritty, crushed blacks",
+    static let push3200: FilmStock = {
+        var l = FilmStock(name: "Push\n3200", summary: "Pushed black-and-white:\ngritty, crushed blacks",
                          lookupId: "1001002", imageName: "LW_Push-3200.png")
         l.monochrome = SIMD3(0.36, 0.5, 0.14)
         l.tone = ToneCurve([(0, 0), (0.15, 0.03), (0.5, 0.5), (0.75, 0.92), (1, 1)])
@@ -224,8 +224,8 @@ public enum FilmLookDesign {
     }()
 
     /// Orthochromatic plate: blind to red (reds print dark), blue skies go pale.
-    static let orthoPlate: FilmLook = {
-        var l = FilmLook(name: "Ortho\nPlate", summary: "Orthochromatic:\nreds dark, skies pale",
+    static let orthoPlate: FilmStock = {
+        var l = FilmStock(name: "Ortho\nPlate", summary: "Orthochromatic:\nreds dark, skies pale",
                          lookupId: "1001003", imageName: "LW_Ortho-Plate.png")
         l.monochrome = SIMD3(0.02, 0.4, 0.58)
         l.tone = ToneCurve([(0, 0), (0.3, 0.27), (0.7, 0.76), (1, 1)])
@@ -235,8 +235,8 @@ public enum FilmLookDesign {
     // MARK: - Darkroom (pack 1002, bonus)
 
     /// Selenium-toned print: deep cool-purple blacks, neutral highlights.
-    static let seleniumTone: FilmLook = {
-        var l = FilmLook(name: "Selenium\nTone", summary: "Selenium-toned print:\ncool, deep blacks",
+    static let seleniumTone: FilmStock = {
+        var l = FilmStock(name: "Selenium\nTone", summary: "Selenium-toned print:\ncool, deep blacks",
                          lookupId: "1002001", imageName: "LW_Selenium-Tone.png")
         l.monochrome = SIMD3(0.28, 0.58, 0.14)
         l.tone = ToneCurve([(0, 0), (0.25, 0.18), (0.5, 0.48), (1, 1)])
@@ -245,8 +245,8 @@ public enum FilmLookDesign {
     }()
 
     /// Sepia-toned print: warm brown throughout, lifted paper base, softened white.
-    static let sepiaPrint: FilmLook = {
-        var l = FilmLook(name: "Sepia\nPrint", summary: "Sepia-toned print:\nwarm brown, soft paper white",
+    static let sepiaPrint: FilmStock = {
+        var l = FilmStock(name: "Sepia\nPrint", summary: "Sepia-toned print:\nwarm brown, soft paper white",
                          lookupId: "1002002", imageName: "LW_Sepia-Print.png")
         l.monochrome = SIMD3(0.3, 0.59, 0.11)
         l.tone = ToneCurve([(0, 0), (0.5, 0.52), (1, 1)])
@@ -258,8 +258,8 @@ public enum FilmLookDesign {
     }()
 
     /// Infrared impression: foliage glows (green weighted, blue subtracted), skies go dark.
-    static let infraredMeadow: FilmLook = {
-        var l = FilmLook(name: "Infrared\nMeadow", summary: "Infrared impression:\nglowing leaves, dark skies",
+    static let infraredMeadow: FilmStock = {
+        var l = FilmStock(name: "Infrared\nMeadow", summary: "Infrared impression:\nglowing leaves, dark skies",
                          lookupId: "1002003", imageName: "LW_Infrared-Meadow.png")
         l.monochrome = SIMD3(0.4, 0.85, -0.25)
         l.tone = ToneCurve([(0, 0), (0.3, 0.34), (0.7, 0.82), (1, 1)])

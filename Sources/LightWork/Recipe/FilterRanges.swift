@@ -13,14 +13,6 @@ public enum FilterKind: String, Sendable, Hashable, Codable {
     case synthesis
 }
 
-/// The pixel encoding a filter's maths expects.
-public enum FilterDomain: String, Sendable, Hashable, Codable {
-    /// Scene-linear light.
-    case linear
-    /// sRGB-like encoded values (as a file stores them).
-    case encoded
-}
-
 /// One slider: a filter's main amount or one of its sub-parameters, with its dual-zone mapping.
 ///
 /// UI −100 reaches `minValue`, UI +100 `maxValue`, UI 0 `defaultValue` (always 0 for a main amount, since
@@ -72,7 +64,6 @@ public struct FilterDefinition: Sendable, Hashable {
     public let name: String
     public let stage: FilterStage
     public let kind: FilterKind
-    public let domain: FilterDomain
     /// The main amount (default 0).
     public let amount: FilterParameter
     /// Sub-parameters, full names `name.sub`, in file order.
@@ -154,7 +145,7 @@ public struct FilterRanges: Sendable, Hashable {
         let list = try top.required("filters", in: root)
         var filters: [FilterDefinition] = []
         for node in try list.array() {
-            let f = try node.object(allowing: ["name", "stage", "kind", "domain", "minValue", "maxValue", "default",
+            let f = try node.object(allowing: ["name", "stage", "kind", "minValue", "maxValue", "default",
                                                "unit", "description", "parameters"])
             let nameNode = try f.required("name", in: node)
             let name = try nameNode.string()
@@ -167,7 +158,6 @@ public struct FilterRanges: Sendable, Hashable {
             }
             let stage = try enumValue(FilterStage.self, f.required("stage", in: node))
             let kind = try enumValue(FilterKind.self, f.required("kind", in: node))
-            let domain = try enumValue(FilterDomain.self, f.required("domain", in: node))
             let amount = try slider(name: name, f, node, isMain: true)
             var subs: [FilterParameter] = []
             if let params = f["parameters"] {
@@ -182,7 +172,7 @@ public struct FilterRanges: Sendable, Hashable {
                     subs.append(try slider(name: "\(name).\(sub)", p, pNode, isMain: false))
                 }
             }
-            filters.append(FilterDefinition(name: name, stage: stage, kind: kind, domain: domain, amount: amount, parameters: subs))
+            filters.append(FilterDefinition(name: name, stage: stage, kind: kind, amount: amount, parameters: subs))
         }
         guard filters.count == chainOrder.count else {
             throw list.fail("missing filter \"\(chainOrder[filters.count])\" (the file must declare: \(chainOrder.joined(separator: ", ")))")
@@ -216,7 +206,7 @@ public struct FilterRanges: Sendable, Hashable {
 
     /// A plain-text table for `lightwork filters`: name, stage, range (UI −100 / 0 / +100), unit, meaning.
     public func listing() -> String {
-        var lines = ["filter               stage  domain   UI −100 … 0 … +100          unit"]
+        var lines = ["filter               stage  UI −100 … 0 … +100          unit"]
         func fmt(_ v: Double) -> String {
             v == v.rounded() && abs(v) < 1e6 ? String(Int(v)) : String(format: "%g", v)
         }
@@ -226,10 +216,8 @@ public struct FilterRanges: Sendable, Hashable {
                 let label = isMain ? p.name : "  " + p.name
                 let range = "\(fmt(p.minValue)) … \(fmt(p.defaultValue)) … \(fmt(p.maxValue))"
                 let stage = isMain ? f.stage.rawValue : ""
-                let domain = isMain ? f.domain.rawValue : ""
                 lines.append(label.padding(toLength: 21, withPad: " ", startingAt: 0)
                     + stage.padding(toLength: 7, withPad: " ", startingAt: 0)
-                    + domain.padding(toLength: 9, withPad: " ", startingAt: 0)
                     + range.padding(toLength: 28, withPad: " ", startingAt: 0) + p.unit)
                 lines.append(String(repeating: " ", count: isMain ? 4 : 6) + p.description)
             }

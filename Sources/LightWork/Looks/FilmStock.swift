@@ -6,7 +6,7 @@ import Foundation
 /// → master tone curve → per-channel curves (colour casts, cross-processing) → split toning (a colour added in
 /// the shadows with weight (1−L)², another in the highlights with weight L²) → black lift and white roll-off
 /// (`out = blackLift + (whitePoint − blackLift) · v`) → clamp to 0…1.
-public struct FilmLook: Sendable, Equatable {
+public struct FilmStock: Sendable, Equatable {
     /// Display name; `\n` marks where the app's button wraps it.
     public var name: String
     /// One-sentence character of the look (the catalog's `filterDescription`).
@@ -52,10 +52,10 @@ public struct FilmLook: Sendable, Equatable {
             let y = (mono * c).sum()
             c = SIMD3(repeating: y)
         }
-        let y = (FilmLook.luma * c).sum()
+        let y = (FilmStock.luma * c).sum()
         c = SIMD3(repeating: y) + (c - SIMD3(repeating: y)) * saturation
         c = SIMD3(red(tone(c.x)), green(tone(c.y)), blue(tone(c.z)))
-        let l = min(max((FilmLook.luma * c).sum(), 0), 1)
+        let l = min(max((FilmStock.luma * c).sum(), 0), 1)
         c += shadowTint * ((1 - l) * (1 - l)) + highlightTint * (l * l)
         c = c.clamped(lowerBound: .zero, upperBound: .one)
         c = SIMD3(repeating: blackLift) + c * (whitePoint - blackLift)
