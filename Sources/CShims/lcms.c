@@ -11,3 +11,4 @@ const cmsUInt32Number LW_TYPE_GRAY_FLT = TYPE_GRAY_FLT;
 
 static void on_error(cmsContext ctx, cmsUInt32Number code, const char *text) { (void)ctx; (void)code; (void)text; }
 void lw_lcms_quiet(void) { cmsSetLogErrorHandler(on_error); }
+const cmsUInt32Number LW_TYPE_RGB_DBL = TYPE_RGB_DBL;

@@ -28,9 +28,16 @@ public struct RGBPrimaries: Sendable, Hashable, Codable {
         return CIE.bradfordAdaptation(from: w, to: CIE.d50) * toXYZNative
     }
 
-    /// Linear RGB of this space → linear RGB of `other`, through XYZ D50 (relative colorimetric).
+    /// `toXYZD50` as an ICC profile stores it (each colorant rounded to s15Fixed16): the matrix any
+    /// colour-managed reader of LightWork's embedded profiles actually uses.
+    public var iccColorants: Matrix3 {
+        Matrix3(flat: toXYZD50.m.map { ($0 * 65536).rounded() / 65536 })
+    }
+
+    /// Linear RGB of this space → linear RGB of `other`, through XYZ D50 (relative colorimetric), with the
+    /// profiles' stored colorants, so the result equals a LittleCMS conversion between the two profiles.
     public func conversion(to other: RGBPrimaries) -> Matrix3 {
         if self == other { return .identity }
-        return other.toXYZD50.inverse * toXYZD50
+        return other.iccColorants.inverse * iccColorants
     }
 }
