@@ -32,8 +32,8 @@ test: deps
 	$(SWIFT) test $(TESTFLAGS)
 
 samples: build
-	$(TOOLS) make-sample-dng -o Samples/scene.dng --truth Samples/scene.truth.json --srgb-png Samples/scene-srgb.png
-	$(TOOLS) make-sample-dng -o Samples/scene-tungsten.dng --illuminant A --truth Samples/scene-tungsten.truth.json
+	$(TOOLS) make-sample-dng -o Samples/scene.dng --seed 1 --truth Samples/scene.truth.json --srgb-png Samples/scene-srgb.png
+	$(TOOLS) make-sample-dng -o Samples/scene-tungsten.dng --seed 1 --illuminant A --truth Samples/scene-tungsten.truth.json
 
 bench: build
 	@scripts/ensure-deps.sh --bench

@@ -71,6 +71,7 @@ enum DNGWriter {
                   "CalibrationIlluminant1")
         let neutral = [camera.asShotNeutral.x, camera.asShotNeutral.y, camera.asShotNeutral.z].map(Float.init)
         try check(lw_tiff_set_float_array(tif, UInt32(TIFFTAG_ASSHOTNEUTRAL), 3, neutral), "AsShotNeutral")
+        try check(lw_tiff_set_double(tif, UInt32(TIFFTAG_BASELINEEXPOSURE), camera.baselineExposure), "BaselineExposure")
     }
 
     private static func writeStrips(_ tif: OpaquePointer, _ mosaic: CFAMosaic) throws {

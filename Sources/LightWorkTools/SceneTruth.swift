@@ -34,6 +34,7 @@ struct SceneTruth: Codable, Sendable {
         let calibrationIlluminant1: Int
         let asShotNeutral: [Double]
         let whitePatchFraction: Double
+        let baselineExposure: Double
         let noiseSigma: Double
     }
 
@@ -60,7 +61,7 @@ struct SceneTruth: Codable, Sendable {
         "sceneIlluminant": "light the scene is lit by (D65 or A); surfaces are Bradford-adapted from D50 to it",
         "sceneIlluminantXYZ": "XYZ of that light's white, Y = 1",
         "referenceSource": "where the ColorChecker CIELAB D50 values come from",
-        "camera": "the DNG tags: colorMatrix1 is row-major XYZ(D65) -> camera as written; asShotNeutral is the camera response to the scene light (max 1); whitePatchFraction is where the white patch's largest raw channel sits in (white - black); noiseSigma is the additive noise in raw units",
+        "camera": "the DNG tags: colorMatrix1 is row-major XYZ(D65) -> camera as written; asShotNeutral is the camera response to the scene light (max 1); baselineExposure (EV) brings a perfect white reflector to 1.0; whitePatchFraction is where the white patch's largest raw channel sits in (white - black); noiseSigma is the additive noise in raw units",
         "patches": "the 24 ColorChecker patches in reading order: index (1-based), name, labD50, rect (whole patch) and centre (safe inner area to sample), both {x, y, w, h} in pixels, origin top-left",
         "greyRamp": "neutral steps dark to light: labD50, rect, centre",
         "backgroundLabD50": "neutral surround",
@@ -86,7 +87,7 @@ struct SceneTruth: Codable, Sendable {
             colorMatrix1: SyntheticCamera.colorMatrix1.floats.map { round6(Double($0)) },
             calibrationIlluminant1: Int(SyntheticCamera.calibrationIlluminant1.exifLightSource),
             asShotNeutral: [n.x, n.y, n.z].map { round6(Double(Float($0))) },
-            whitePatchFraction: SyntheticCamera.whitePatchFraction, noiseSigma: Double(SyntheticCamera.noiseSigma))
+            whitePatchFraction: SyntheticCamera.whitePatchFraction, baselineExposure: round6(camera.baselineExposure), noiseSigma: Double(SyntheticCamera.noiseSigma))
         patches = ColorChecker.patches.enumerated().map { i, p in
             Patch(index: i + 1, name: p.name, labD50: list(p.lab), rect: layout.patches[i], centre: layout.patches[i].centre())
         }

@@ -1,3 +1,4 @@
+import Foundation
 import LightWork
 
 /// The light the synthetic scene is lit by.
@@ -62,6 +63,13 @@ struct SyntheticCamera: Sendable {
     /// XYZ of a surface (given by its CIELAB D50 colour) lit by `illuminant`: Lab → XYZ D50 → Bradford.
     static func sceneXYZ(lab: SIMD3<Double>, under illuminant: SceneIlluminant) -> SIMD3<Double> {
         CIE.bradfordAdaptation(from: CIE.d50, to: illuminant.white) * CIE.labToXYZ(lab)
+    }
+
+    /// DNG BaselineExposure (EV): brings a perfect white reflector (Y = 1) to 1.0 after white balance,
+    /// since the data sits below clipping (the white patch at `whitePatchFraction`) as a real camera's does.
+    var baselineExposure: Double {
+        let n = SyntheticCamera.colorMatrix1 * illuminant.white
+        return log2(Double(SyntheticCamera.whiteLevel - SyntheticCamera.blackLevel) / (exposure * n.max()))
     }
 
     /// The camera's white balance for the scene light, largest channel 1 (the DNG AsShotNeutral tag).

@@ -250,8 +250,10 @@ final class DNGColorModelTests: XCTestCase {
             sum += SIMD3(Double(p.x), Double(p.y), Double(p.z))
         } }
         let mean = sum / Double(r.w * r.h)
-        // Balanced channels are clipped at LibRaw's white before the matrix: the patch is the working space's white.
-        for c in 0..<3 { XCTAssertEqual(mean[c], 1, accuracy: 2e-3, "channel \(c) of \(mean)") }
+        // Balanced channels are clipped at LibRaw's white before the matrix: the patch is the working space's white,
+        // raised by the file's BaselineExposure like every other value.
+        let white = pow(2, try XCTUnwrap(truth.camera.baselineExposure))
+        for c in 0..<3 { XCTAssertEqual(mean[c], white, accuracy: 2e-3 * white, "channel \(c) of \(mean)") }
     }
 
     // MARK: - The synthetic samples against their truth
@@ -266,7 +268,7 @@ final class DNGColorModelTests: XCTestCase {
         let image = decoded.image
         XCTAssertEqual(image.space, .rawLinear)
         XCTAssertEqual(image.width, truth.width)
-        func xyz(_ r: SceneTruth.Rect) -> SIMD3<Double> {
+        func xyz(_ r: SampleSceneTests.Rect) -> SIMD3<Double> {
             var sum = SIMD3<Double>(0, 0, 0)
             var row = [Float](repeating: 0, count: 4 * r.w)
             for y in r.y..<r.y + r.h {
@@ -341,19 +343,9 @@ final class DNGColorModelTests: XCTestCase {
     }
 }
 
-/// The parts of a sample's truth file these tests read (decoded independently of the generator).
-struct SceneTruth: Decodable {
-    struct Rect: Decodable { let x, y, w, h: Int }
-    struct Patch: Decodable { let name: String; let labD50: [Double]; let centre: Rect }
-    struct RampStep: Decodable { let labD50: [Double]; let centre: Rect }
-    struct Camera: Decodable { let blackLevel, whiteLevel: Int; let asShotNeutral: [Double] }
-    let width, height: Int
-    let camera: Camera
-    let patches: [Patch]
-    let greyRamp: [RampStep]
+/// The samples' truth files, decoded once for all tests (see SampleSceneTests.Truth).
+typealias SceneTruth = SampleSceneTests.Truth
 
-    static func load(_ name: String) throws -> SceneTruth {
-        let url = TestPaths.repoRoot.appendingPathComponent("Samples").appendingPathComponent(name)
-        return try JSONDecoder().decode(SceneTruth.self, from: Data(contentsOf: url))
-    }
+extension SampleSceneTests.Truth {
+    static func load(_ name: String) throws -> SceneTruth { try SampleSceneTests.loadTruth(name) }
 }

@@ -17,6 +17,7 @@ final class SampleSceneTests: XCTestCase {
         let blackLevel, whiteLevel, calibrationIlluminant1: Int
         let colorMatrix1, asShotNeutral: [Double]
         let whitePatchFraction: Double
+        let baselineExposure: Double?
     }
     struct Truth: Decodable {
         let version, width, height: Int

@@ -122,6 +122,14 @@ public enum RawDecoder {
                     notes.append("no three-colour camera matrix for the DNG colour model: LibRaw's colour conversion used")
                 }
             }
+            // DNG BaselineExposure: the file's own statement of where its normal exposure lies (ACR honours it;
+            // dcraw and LibRaw ignore it). Applied in both colour models, as a gain in linear light.
+            let baseline = lr.pointee.idata.dng_version != 0 ? Double(lr.pointee.color.dng_levels.baseline_exposure) : 0
+            if baseline.isFinite, baseline != 0, abs(baseline) <= 10 {
+                let gain = Matrix3.diagonal(SIMD3(repeating: pow(2, baseline)))
+                matrix = gain * (matrix ?? .identity)
+                details["baselineExposure"] = String(format: "%+.3f EV", baseline)
+            }
             let peak = RawDecoder.convert(src, storedWidth: sw, storedHeight: sh, orientation: orientation, matrix: matrix, into: image)
             guard peak > 0 else {
                 throw LightWorkError.blankImage("every pixel is black (a DNG without image data, or data LibRaw could not read)")
