@@ -7,7 +7,7 @@ OUT        ?= out
 # Tests run optimised (pixel loops are 25-30x slower in debug) with @testable imports enabled.
 TESTFLAGS  := -c release -Xswiftc -enable-testing
 
-.PHONY: all deps build run test bench samples clean help
+.PHONY: all deps build run test bench samples films clean help
 
 all: build
 
@@ -16,6 +16,7 @@ help:
 	@echo "make test   install deps, build and run the whole test suite"
 	@echo "make bench  speed and memory against dcraw_emu (prints figures and ratios)"
 	@echo "make samples regenerate Samples/ (DNG scene, truth, sRGB PNG)"
+	@echo "make films  regenerate Profiles/films (catalog and lookup images) from FilmLookDesign"
 
 deps:
 	@scripts/ensure-deps.sh
@@ -34,6 +35,9 @@ test: deps
 samples: build
 	$(TOOLS) make-sample-dng -o Samples/scene.dng --seed 1 --truth Samples/scene.truth.json --srgb-png Samples/scene-srgb.png
 	$(TOOLS) make-sample-dng -o Samples/scene-tungsten.dng --seed 1 --illuminant A --truth Samples/scene-tungsten.truth.json
+
+films: build
+	$(TOOLS) make-films Profiles/films
 
 bench: build
 	@scripts/ensure-deps.sh --bench

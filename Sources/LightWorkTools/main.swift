@@ -21,6 +21,9 @@ let usage = """
       lightwork-tools make-bench-dng  -o FILE.dng [--width 6000 --height 4000] [--seed N] [--illuminant D65|A]
                                       [--truth FILE.json] [--srgb-png FILE.png]
 
+      lightwork-tools make-films [DIR]       film catalog + lookup images (default Profiles/films)
+      lightwork-tools bench-chain            the full filter chain on a 24 MP working image vs a buffer copy
+
     Writes a synthetic RGGB DNG of a ColorChecker, a grey ramp and a zone plate with fine lines, of known colour.
     make-sample-dng defaults to 1536 x 1024, make-bench-dng to 6000 x 4000; the seed defaults to 1.
     """
@@ -111,6 +114,10 @@ do {
         try makeSample(SampleRequest(arguments: arguments.dropFirst(2), defaultWidth: 1536, defaultHeight: 1024), command: arguments[1])
     case "make-bench-dng":
         try makeSample(SampleRequest(arguments: arguments.dropFirst(2), defaultWidth: 6000, defaultHeight: 4000), command: arguments[1])
+    case "make-films":
+        try FilmLookGenerator.run(directory: URL(fileURLWithPath: arguments.count > 2 ? arguments[2] : "Profiles/films"))
+    case "bench-chain":
+        print(ChainBenchmark.run(width: 6000, height: 4000))
     case "-h", "--help", "help":
         print(usage)
     default:

@@ -12,6 +12,14 @@ enum ConvertCommand {
         OptionSpec(name: "demosaic", value: "ALG", help: "RAW demosaic: ahd (default), linear, ppg, vng, dht, aahd"),
         OptionSpec(name: "intent", value: "I", help: "ICC inputs: relative (default, with black-point compensation), perceptual, saturation, absolute"),
         OptionSpec(name: "background", value: "COLOR", help: "what JPEG flattens alpha onto: white (default), black, #RRGGBB"),
+        OptionSpec(name: "color-model", value: "M", help: "RAW colour: dng (default: DNG-spec matrices by white point), libraw (LibRaw's own)"),
+        OptionSpec(name: "recipe", value: "FILE", help: "look and export settings from a recipe JSON (see Samples/recipes/)"),
+        OptionSpec(name: "set", value: "NAME=UI", help: "override one filter in UI units -100..100, e.g. --set contrast=35 (repeatable)"),
+        OptionSpec(name: "film", value: "ID|NAME", help: "apply a catalog film (see 'lightwork films'), e.g. --film 0001001"),
+        OptionSpec(name: "strength", value: "0-100", help: "film or LUT strength in percent (default 100)"),
+        OptionSpec(name: "lut", value: "FILE", help: "apply a .cube, HaldCLUT or 512x512 lookup image instead of a film"),
+        OptionSpec(name: "lut-interpolation", value: "I", help: "tetrahedral (default) or trilinear (the original app's GPU lookup)"),
+        OptionSpec(name: "sync-file", value: "FILE", help: "merge a synced entitlement file before resolving films"),
         OptionSpec(name: "strip-metadata", value: nil, help: "write no EXIF (the ICC profile is always embedded)"),
         OptionSpec(name: "manifest", value: "PATH", help: "where the manifest goes (default OUTDIR/manifest.json)"),
         OptionSpec(name: "max-pixels", value: "N", help: "refuse images above N pixels before allocating (default 200000000)"),
@@ -108,9 +116,25 @@ enum ConvertCommand {
         console.progress(String(format: "[%d/%d] %.1f img/min, ETA %d:%02d  %@", index, total, rate, Int(eta) / 60, Int(eta) % 60, item.relativePath))
     }
 
-    /// Builds ConvertOptions from the parsed flags (export settings only; looks arrive with recipes).
+    /// Builds ConvertOptions from the parsed flags: defaults, then the recipe's export block, then flags.
+    /// The recipe is resolved here, so a bad recipe fails before any file is touched.
     static func makeOptions(_ p: ParsedArguments, outputDirectory: URL) throws -> ConvertOptions {
+        let look = try LookArguments.setup(p)
         var encode = EncodeSettings()
+        var colorSpace = OutputColorSpace.srgb
+        if let export = look.resolved.export {
+            switch (export.format, export.bitDepth) {
+            case (.tiff?, 8): encode.format = .tiff8
+            case (.tiff?, _): encode.format = .tiff16
+            case (.jpeg?, _): encode.format = .jpeg
+            case (.png?, 16): encode.format = .png16
+            case (.png?, _): encode.format = .png
+            case (nil, _): break
+            }
+            if let q = export.quality { encode.jpegQuality = q }
+            if let c = export.compression.flatMap(TIFFCompression.init(rawValue:)) { encode.tiffCompression = c }
+            if let cs = export.colorspace { colorSpace = cs }
+        }
         if let f = p.value("format") {
             guard let format = OutputFormat(rawValue: f) else { throw choices("--format", f, OutputFormat.allCases.map(\.rawValue)) }
             encode.format = format
@@ -123,7 +147,6 @@ enum ConvertCommand {
             guard let v = TIFFCompression(rawValue: c) else { throw choices("--compression", c, TIFFCompression.allCases.map(\.rawValue)) }
             encode.tiffCompression = v
         }
-        var colorSpace = OutputColorSpace.srgb
         if let c = p.value("colorspace") {
             guard let v = OutputColorSpace(rawValue: c) else { throw choices("--colorspace", c, OutputColorSpace.allCases.map(\.rawValue)) }
             colorSpace = v
@@ -137,13 +160,24 @@ enum ConvertCommand {
             guard let v = DecodeOptions.RenderingIntent(rawValue: i) else { throw choices("--intent", i, DecodeOptions.RenderingIntent.allCases.map(\.rawValue)) }
             decode.intent = v
         }
+        if let m = p.value("color-model") {
+            guard let v = DecodeOptions.ColorModel(rawValue: m) else { throw choices("--color-model", m, DecodeOptions.ColorModel.allCases.map(\.rawValue)) }
+            decode.colorModel = v
+        }
         if let m = p.value("max-pixels") {
             guard let v = Int(m), v > 0 else { throw LightWorkError.usage("--max-pixels takes a positive whole number, not '\(m)'") }
             decode.maxPixels = v
         }
         let background = try p.value("background").map(parseColour) ?? SIMD3(1, 1, 1)
-        return ConvertOptions(outputDirectory: outputDirectory, encode: encode, colorSpace: colorSpace, decode: decode,
-                              background: background, stripMetadata: p.has("strip-metadata"))
+        var options = ConvertOptions(outputDirectory: outputDirectory, encode: encode, colorSpace: colorSpace, decode: decode,
+                                     background: background, stripMetadata: p.has("strip-metadata"), chain: look.chain)
+        options.settings.filters = look.settings
+        options.settings.recipeName = look.resolved.name
+        options.settings.film = look.filmLabel
+        options.settings.strength = look.filmLabel == nil ? nil : look.resolved.strength
+        options.settings.colorModel = decode.colorModel.rawValue
+        options.settings.lutInterpolation = look.filmLabel == nil ? nil : p.value("lut-interpolation") ?? LUT3D.Interpolation.tetrahedral.rawValue
+        return options
     }
 
     static func choices(_ flag: String, _ value: String, _ all: [String]) -> LightWorkError {

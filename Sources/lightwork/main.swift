@@ -10,6 +10,8 @@ Usage: lightwork COMMAND [options]
 Commands:
   convert INPUT... -o OUTDIR   develop RAW/JPEG/PNG files into TIFF, JPEG or PNG, with a manifest
   info FILE...                 show what the decoder sees (camera, size, CFA, levels, white balance)
+  films [unlock|sync]          the film catalog, what is unlocked, and unlocking packs
+  filters                      every filter of the chain with its range and meaning
 
 Options:
   --version                    LightWork's version and the linked libraries' versions
@@ -24,6 +26,8 @@ let status: Int32
 switch command {
 case "convert": status = ConvertCommand.run(arguments)
 case "info": status = InfoCommand.run(arguments)
+case "films": status = FilmsCommand.run(arguments)
+case "filters": status = FiltersCommand.run(arguments)
 case "--version", "version":
     print("lightwork \(LightWorkVersion.current)")
     for (name, version) in LightWorkVersion.libraries.sorted(by: { $0.key < $1.key }) { print("  \(name) \(version)") }

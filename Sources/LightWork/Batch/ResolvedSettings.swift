@@ -15,6 +15,9 @@ public struct ResolvedSettings: Codable, Sendable, Equatable {
     public var recipeName: String?
     public var film: String?
     public var strength: Double?
+    /// RAW colour model (dng or libraw).
+    public var colorModel: String?
+    public var lutInterpolation: String?
 
     public struct FilterSetting: Codable, Sendable, Equatable {
         public var ui: Double

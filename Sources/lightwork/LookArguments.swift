@@ -1,0 +1,41 @@
+import Foundation
+import LightWork
+
+/// The look-related flags every command that renders shares (--recipe, --set, --film, --strength, --lut,
+/// --lut-interpolation, --sync-file), resolved into a `LookSetup`.
+enum LookArguments {
+    static func setup(_ p: ParsedArguments) throws -> LookSetup {
+        let profiles = try ProfilesDirectory.locate()
+        let ranges = try FilterRanges.bundled(profiles: profiles)
+        var recipe = try p.value("recipe").map { try Recipe.load(from: URL(fileURLWithPath: $0), ranges: ranges) } ?? Recipe.neutral
+        var sets = p.all("set")
+        if let film = p.value("film") { sets.append("film=\(film)") }
+        if let strength = p.value("strength") { sets.append("strength=\(strength)") }
+        if let lut = p.value("lut") {
+            guard p.value("film") == nil else { throw LightWorkError.usage("--lut and --film exclude each other: choose one look") }
+            guard FileManager.default.fileExists(atPath: lut) else { throw LightWorkError.usage("--lut \(lut): no such file") }
+            recipe.film = nil
+            recipe.lut = lut
+            recipe.lutURL = URL(fileURLWithPath: lut)
+        }
+        recipe = try recipe.applying(sets: sets, ranges: ranges)
+        var interpolation = LUT3D.Interpolation.tetrahedral
+        if let i = p.value("lut-interpolation") {
+            guard let v = LUT3D.Interpolation(rawValue: i) else {
+                throw LightWorkError.usage("--lut-interpolation '\(i)' is not one of: \(LUT3D.Interpolation.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            interpolation = v
+        }
+        var catalog: FilmCatalog?
+        var entitlements: Entitlements?
+        if recipe.film != nil {
+            catalog = try FilmCatalog.bundled(profiles: profiles)
+            var e = try Entitlements.loadDefault()
+            if let sync = p.value("sync-file") {
+                if !(try e.merge(syncedFile: URL(fileURLWithPath: sync))).isEmpty { try e.save() }
+            }
+            entitlements = e
+        }
+        return try LookSetup(recipe: recipe, ranges: ranges, catalog: catalog, entitlements: entitlements, interpolation: interpolation)
+    }
+}
