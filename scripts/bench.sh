@@ -35,3 +35,14 @@ T3=$LAST_SECS
 printf "  ratio (dcraw_emu time / lightwork time): TIFF %.2fx, deflate %.2fx, JPEG %.2fx  (>= 1 is as fast or faster)\n" \
   "$(awk "BEGIN{print $REF/$T1}")" "$(awk "BEGIN{print $REF/$T2}")" "$(awk "BEGIN{print $REF/$T3}")"
 echo "  targets: not slower than dcraw_emu for one image; peak RSS under 600 MiB"
+
+echo
+echo "One ${MP} MP JPEG (made from the DNG above) -> output, through LittleCMS into device RGB"
+"$BIN" convert "$DIR/in/bench.dng" -o "$DIR/jpeg-in" --format jpeg --quality 95 --quiet >/dev/null
+mkdir -p "$DIR/rgb"; mv "$DIR/jpeg-in/bench.jpg" "$DIR/rgb/bench.jpg"
+run "lightwork JPEG -> 8-bit JPEG q92" "$BIN" convert "$DIR/rgb/bench.jpg" -o "$DIR/rgb-jpeg" --format jpeg --quiet
+run "lightwork JPEG -> 16-bit TIFF" "$BIN" convert "$DIR/rgb/bench.jpg" -o "$DIR/rgb-tiff" --quiet
+
+echo
+echo "The full filter chain on a 24 MP working image (every filter non-zero, a film at 80 %), decode and encode excluded"
+"$TOOLS" bench-chain | sed 's/^/  /'

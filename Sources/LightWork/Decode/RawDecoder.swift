@@ -93,10 +93,10 @@ public enum RawDecoder {
 
         func decode() throws -> DecodedImage {
             var rc = libraw_unpack(lr)
-            guard rc == LIBRAW_SUCCESS.rawValue else { throw RawDecoder.error(rc, stage: "unpack") }
+            guard rc == LIBRAW_SUCCESS.rawValue else { throw RawDecoder.error(rc, stage: "unpack", url: url) }
             if dataError.pointee != 0 { throw LightWorkError.decodeFailed("the raw data is truncated or corrupt (LibRaw reported a data error)") }
             rc = libraw_dcraw_process(lr)
-            guard rc == LIBRAW_SUCCESS.rawValue else { throw RawDecoder.error(rc, stage: "process") }
+            guard rc == LIBRAW_SUCCESS.rawValue else { throw RawDecoder.error(rc, stage: "process", url: url) }
             if dataError.pointee != 0 { throw LightWorkError.decodeFailed("the raw data is truncated or corrupt (LibRaw reported a data error)") }
             guard let src = lr.pointee.image else { throw LightWorkError.decodeFailed("LibRaw produced no image") }
             let sw = Int(lr.pointee.sizes.iwidth), sh = Int(lr.pointee.sizes.iheight)
@@ -284,11 +284,14 @@ public enum RawDecoder {
         return .decodeFailed("LibRaw cannot identify this .\(ext) file (\(String(cString: libraw_strerror(rc)))): truncated or corrupt, or a camera LibRaw \(libraryVersion) does not know")
     }
 
-    static func error(_ rc: Int32, stage: String) -> LightWorkError {
+    static func error(_ rc: Int32, stage: String, url: URL) -> LightWorkError {
         let text = String(cString: libraw_strerror(rc))
+        if url.pathExtension.lowercased() == "gpr" {
+            return .unsupportedFormat("GoPro GPR (VC-5 compressed DNG) is not supported by this LibRaw build (\(text))")
+        }
         switch rc {
         case LIBRAW_FILE_UNSUPPORTED.rawValue:
-            return .unsupportedFormat("not a RAW format LibRaw \(libraryVersion) reads, nor a JPEG or PNG")
+            return .unsupportedFormat("LibRaw \(libraryVersion) cannot \(stage) this file's data: \(text)")
         case LIBRAW_IO_ERROR.rawValue, LIBRAW_DATA_ERROR.rawValue, LIBRAW_REQUEST_FOR_NONEXISTENT_IMAGE.rawValue:
             return .decodeFailed("LibRaw \(stage) failed: \(text) (truncated or corrupt file?)")
         default:

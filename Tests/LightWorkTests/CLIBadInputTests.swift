@@ -1,0 +1,103 @@
+import Foundation
+import XCTest
+@testable import LightWork
+
+/// Issue 2's bad inputs through the real binary: each gets one line naming the file and the reason, a
+/// `failed` manifest entry and exit code 1, while the good input beside it still converts.
+final class CLIBadInputTests: XCTestCase {
+    struct Case {
+        let name: String
+        let make: (URL) throws -> URL
+        let reason: String   // a fragment the one-line reason must contain
+    }
+
+    func testEveryBadInputFailsAloneWithOneLineAndAManifestEntry() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let inputs = dir.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: inputs, withIntermediateDirectories: true)
+        let raw = try TestPaths.sharedSamples("raw")
+        let cases: [Case] = [
+            Case(name: "truncated RAW", make: { d in
+                let data = try Data(contentsOf: raw.appendingPathComponent("kodak-dc50.kdc"))
+                let u = d.appendingPathComponent("truncated.kdc"); try data.prefix(data.count / 2).write(to: u); return u
+            }, reason: "cannot decode"),
+            Case(name: "DNG without image data", make: { try BadInputs.strippedDNG(in: $0) }, reason: "no picture data"),
+            Case(name: "GoPro GPR", make: { try BadInputs.gprLikeDNG(in: $0) }, reason: "GPR"),
+            Case(name: "non-image file", make: { d in
+                let u = d.appendingPathComponent("notes.txt"); try Data("shot list\n".utf8).write(to: u); return u
+            }, reason: "not a JPEG, a PNG, nor a RAW format"),
+            Case(name: "empty file", make: { d in
+                let u = d.appendingPathComponent("empty.nef"); try Data().write(to: u); return u
+            }, reason: "the file is empty"),
+            Case(name: "missing path", make: { $0.appendingPathComponent("does-not-exist.cr2") }, reason: "no such file"),
+        ]
+        let good = SampleSceneTests.samples.appendingPathComponent("scene.dng")
+        var args = [good.path]
+        var expected: [(String, String)] = []
+        for c in cases {
+            let u = try c.make(inputs)
+            args.append(u.path)
+            expected.append((u.path, c.reason))
+        }
+        let out = dir.appendingPathComponent("out")
+        let result = try CLIRunner.run(["convert"] + args + ["-o", out.path, "--demosaic", "linear"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        let manifest = try Manifest.decode(Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        XCTAssertEqual(manifest.summary.converted, 1)
+        XCTAssertEqual(manifest.summary.failed, cases.count)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        for (c, (path, fragment)) in zip(cases, expected) {
+            let entry = try XCTUnwrap(manifest.entries.first { $0.input.path == path }, c.name)
+            XCTAssertEqual(entry.status, .failed, c.name)
+            XCTAssertEqual(entry.reason?.contains(fragment), true, "\(c.name): \(entry.reason ?? "nil")")
+            let matching = lines.filter { $0.contains(path) }
+            XCTAssertEqual(matching.count, 1, "\(c.name): one line naming the file, got \(matching)")
+            XCTAssertEqual(matching.first?.contains(fragment), true, "\(c.name): \(matching)")
+        }
+        // The good file converted and nothing half-written is left.
+        XCTAssertNoThrow(try ImageFileReader.read(out.appendingPathComponent("scene.tif")))
+        let names = try FileManager.default.contentsOfDirectory(atPath: out.path)
+        XCTAssertEqual(names.filter { $0.contains("lwtmp") }, [])
+    }
+
+    /// An output folder that cannot be created: every input fails with the reason, exit 1, no crash.
+    func testUnwritableOutputFolderFailsEveryFileClearly() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let blocker = dir.appendingPathComponent("a-file")
+        try Data("x".utf8).write(to: blocker)
+        let out = blocker.appendingPathComponent("out")   // a folder inside a regular file cannot exist
+        let result = try CLIRunner.run(["convert", SampleSceneTests.samples.appendingPathComponent("scene-srgb.png").path, "-o", out.path])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("scene-srgb.png"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("cannot write") || result.stderr.contains("Not a directory"), result.stderr)
+    }
+
+    func testUsageErrorsExitTwoAndHelpTeaches() throws {
+        let noOutput = try CLIRunner.run(["convert", "x.dng"])
+        XCTAssertEqual(noOutput.status, 2)
+        XCTAssertTrue(noOutput.stderr.contains("-o OUTDIR"), noOutput.stderr)
+        let badFormat = try CLIRunner.run(["convert", "x.dng", "-o", "/tmp/x", "--format", "gif"])
+        XCTAssertEqual(badFormat.status, 2)
+        XCTAssertTrue(badFormat.stderr.contains("tiff16"), badFormat.stderr)
+        let help = try CLIRunner.run(["convert", "--help"])
+        XCTAssertEqual(help.status, 0)
+        for word in ["--format", "--colorspace", "--recipe", "Exit status", "Examples"] {
+            XCTAssertTrue(help.stdout.contains(word), "help mentions \(word)")
+        }
+        let version = try CLIRunner.run(["--version"])
+        XCTAssertEqual(version.status, 0)
+        for lib in ["libraw", "lcms2", "libtiff", "libjpeg", "libpng"] { XCTAssertTrue(version.stdout.contains(lib), version.stdout) }
+    }
+
+    /// A bad recipe fails before any file is touched, naming the JSON path of the mistake.
+    func testBadRecipeFailsBeforeAnyFileWithItsJSONPath() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let recipe = dir.appendingPathComponent("bad.json")
+        try Data(#"{"version": 1, "name": "x", "filters": {"contrast": {"ui": 140}}}"#.utf8).write(to: recipe)
+        let out = dir.appendingPathComponent("out")
+        let result = try CLIRunner.run(["convert", SampleSceneTests.samples.appendingPathComponent("scene.dng").path, "-o", out.path, "--recipe", recipe.path])
+        XCTAssertEqual(result.status, 2, result.stderr)
+        XCTAssertTrue(result.stderr.contains("$.filters.contrast.ui"), result.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), "nothing touched")
+    }
+}

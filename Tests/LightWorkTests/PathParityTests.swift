@@ -1,0 +1,81 @@
+import CLCMS2
+import CShims
+import Foundation
+import XCTest
+@testable import LightWork
+
+/// The RAW path and the RGB path are one chain: the Samples DNG and the sRGB PNG of the same scene,
+/// through the same recipe, must look the same (ΔE00 over the frame, the zone-plate area excluded).
+final class PathParityTests: XCTestCase {
+    /// Mean CIEDE2000 between two same-size outputs, each read through its own embedded profile.
+    static func meanDeltaE(_ a: URL, _ b: URL, excluding skip: SampleSceneTests.Rect, step: Int = 3) throws -> Double {
+        let fa = try ImageFileReader.read(a), fb = try ImageFileReader.read(b)
+        XCTAssertEqual(fa.width, fb.width)
+        XCTAssertEqual(fa.height, fb.height)
+        let lab = cmsCreateLab4Profile(nil)!
+        defer { cmsCloseProfile(lab) }
+        func transform(_ f: ImageFile) throws -> cmsHTRANSFORM {
+            let p = try XCTUnwrap(f.iccProfile.flatMap { ICCProfile(data: $0) })
+            return try XCTUnwrap(cmsCreateTransform(p.handle, LW_TYPE_RGB_16, lab, LW_TYPE_Lab_DBL, UInt32(INTENT_RELATIVE_COLORIMETRIC), 0))
+        }
+        let ta = try transform(fa), tb = try transform(fb)
+        defer { cmsDeleteTransform(ta); cmsDeleteTransform(tb) }
+        func lab(_ f: ImageFile, _ t: cmsHTRANSFORM, _ x: Int, _ y: Int) -> cmsCIELab {
+            let scale = f.bitDepth == 8 ? 257 : 1
+            var rgb: [UInt16] = (0..<3).map { UInt16(Int(f.sample(x: x, y: y, channel: $0)) * scale) }
+            var out = cmsCIELab()
+            cmsDoTransform(t, &rgb, &out, 1)
+            return out
+        }
+        var sum = 0.0, n = 0
+        for y in stride(from: 0, to: fa.height, by: step) {
+            for x in stride(from: 0, to: fa.width, by: step) {
+                if x >= skip.x && x < skip.x + skip.w && y >= skip.y && y < skip.y + skip.h { continue }
+                var l1 = lab(fa, ta, x, y), l2 = lab(fb, tb, x, y)
+                sum += cmsCIE2000DeltaE(&l1, &l2, 1, 1, 1)
+                n += 1
+            }
+        }
+        return sum / Double(n)
+    }
+
+    /// Converts Samples/`name` with `recipe` (nil: neutral) to a 16-bit sRGB TIFF; returns its URL.
+    func render(_ name: String, recipe: String?) throws -> URL {
+        let dir = try TestPaths.temporaryDirectory(self)
+        var options = ConvertOptions(outputDirectory: dir)
+        if let recipe {
+            let profiles = TestPaths.repoRoot.appendingPathComponent("Profiles")
+            let ranges = try FilterRanges.bundled(profiles: profiles)
+            let r = try Recipe.load(from: SampleSceneTests.samples.appendingPathComponent("recipes").appendingPathComponent(recipe), ranges: ranges)
+            let setup = try LookSetup(recipe: r, ranges: ranges, catalog: try FilmCatalog.bundled(profiles: profiles),
+                                      entitlements: Entitlements(url: dir.appendingPathComponent("entitlements.json")))
+            options.chain = setup.chain
+            options.settings.filters = setup.settings
+        }
+        let converter = FileConverter(options: options)
+        let item = InputItem(url: SampleSceneTests.samples.appendingPathComponent(name), displayPath: name, relativePath: name)
+        let entry = converter.convert(item)
+        XCTAssertEqual(entry.status, .converted, entry.reason ?? "")
+        return dir.appendingPathComponent(converter.relativeOutputPath(for: item))
+    }
+
+    func testNeutralRAWAndRGBRenderingsAgree() throws {
+        let truth = try SampleSceneTests.loadTruth("scene.truth.json")
+        let de = try Self.meanDeltaE(try render("scene.dng", recipe: nil), try render("scene-srgb.png", recipe: nil), excluding: truth.detailArea)
+        XCTAssertLessThanOrEqual(de, 1.0, "neutral recipe: RAW vs RGB mean ΔE00 \(de)")
+    }
+
+    func testFilmRecipeLooksTheSameOnBothPaths() throws {
+        let truth = try SampleSceneTests.loadTruth("scene.truth.json")
+        let de = try Self.meanDeltaE(try render("scene.dng", recipe: "harbour-evening.json"), try render("scene-srgb.png", recipe: "harbour-evening.json"),
+                                     excluding: truth.detailArea)
+        XCTAssertLessThanOrEqual(de, 2.0, "film recipe: RAW vs RGB mean ΔE00 \(de)")
+    }
+
+    /// The recipe changes the image (a parity test that cannot fail would be worthless).
+    func testFilmRecipeActuallyChangesTheImage() throws {
+        let truth = try SampleSceneTests.loadTruth("scene.truth.json")
+        let de = try Self.meanDeltaE(try render("scene.dng", recipe: nil), try render("scene.dng", recipe: "harbour-evening.json"), excluding: truth.detailArea)
+        XCTAssertGreaterThan(de, 3, "the harbour recipe moves colours visibly (mean ΔE00 \(de))")
+    }
+}
