@@ -113,15 +113,7 @@ public struct Entitlements: Sendable, Hashable {
         } catch {
             throw LightWorkError.writeFailed("\(url.path): \(error.localizedDescription)")
         }
-        let temp = folder.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(UUID().uuidString).tmp")
-        guard FileManager.default.createFile(atPath: temp.path, contents: data) else {
-            throw LightWorkError.writeFailed("\(temp.path): cannot create the temporary file")
-        }
-        if rename(temp.path, url.path) != 0 {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: temp)
-            throw LightWorkError.writeFailed("\(url.path): \(reason)")
-        }
+        try AtomicFile.write(data: data, to: url)
     }
 
     /// Adds unlocks not yet present (first one wins for a pack), keeps the list sorted; returns the added ids.
