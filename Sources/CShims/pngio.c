@@ -100,10 +100,10 @@ int lw_png_encode_fd(int fd, const lw_png_encode_params *p, const void *pixels, 
     png_set_compression_buffer_size(png, 256 * 1024);
     if (p->icc) png_set_iCCP(png, info, p->icc_name ? p->icc_name : "ICC profile", PNG_COMPRESSION_TYPE_BASE,
                              p->icc, (png_uint_32)p->icc_len);
-#ifdef PNG_eXIf_SUPPORTED
-    if (p->exif) png_set_eXIf_1(png, info, (png_uint_32)p->exif_len, (png_bytep)p->exif);
-#endif
     png_write_info(png, info);
+    // eXIf goes before IDAT, where readers look for it: libpng 1.6.39 would write a png_set_eXIf_1 block
+    // after the image data, in png_write_end.
+    if (p->exif) png_write_chunk(png, (png_const_bytep)"eXIf", (png_const_bytep)p->exif, p->exif_len);
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     if (p->bit_depth == 16) png_set_swap(png);
 #endif

@@ -50,7 +50,7 @@ public struct FileConverter: Sendable {
 
             var encode = options.encode
             encode.iccProfile = ICCProfile.embedded(for: options.colorSpace)
-            encode.exif = nil   // EXIF writing arrives with the RGB-path issue
+            encode.exif = options.stripMetadata ? nil : EXIFWriter.blob(for: decoded.metadata)
             let relative = relativeOutputPath(for: item)
             let url = options.outputDirectory.appendingPathComponent(relative)
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)

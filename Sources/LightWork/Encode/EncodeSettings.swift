@@ -14,8 +14,9 @@ public struct EncodeSettings: Sendable, Equatable {
     public var pngCompressionLevel: Int
     /// The ICC profile to embed (normally `ICCProfile.embedded(for:)`); nil embeds none.
     public var iccProfile: Data?
-    /// EXIF as TIFF-structured bytes ("II*\0…" or "MM\0*…", without the JPEG "Exif\0\0" header):
-    /// written as JPEG APP1 and PNG eXIf; TIFF outputs do not carry it yet.
+    /// EXIF as TIFF-structured bytes ("II*\0…" or "MM\0*…", without the JPEG "Exif\0\0" header), normally
+    /// `EXIFWriter.blob(for:)`: written as is as JPEG APP1 and PNG eXIf; TIFF outputs carry the fields
+    /// `EXIFReader` reads from it as TIFF tags and Exif/GPS IFDs (see `TIFFWriter`). nil writes no EXIF.
     public var exif: Data?
 
     public init(format: OutputFormat = .tiff16, jpegQuality: Int = 92, jpegOptimizeCoding: Bool = true,

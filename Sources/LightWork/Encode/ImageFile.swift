@@ -15,13 +15,16 @@ public struct ImageFile: Sendable {
     public let iccProfile: Data?
     /// EXIF as TIFF-structured bytes (JPEG APP1 without "Exif\0\0", PNG eXIf); nil when none or for TIFF.
     public let exif: Data?
+    /// The metadata fields LightWork records: from `exif` through `EXIFReader` (JPEG, PNG), from IFD0 and the
+    /// Exif and GPS IFDs through libtiff (TIFF). nil when the file carries none.
+    public let metadata: ImageMetadata?
     /// Interleaved samples, `width * height * channels`, rows top to bottom as stored.
     public let samples: [UInt16]
     /// TIFF structure details, for TIFF files.
     public let tiff: TIFFInfo?
 
     public init(format: Format, width: Int, height: Int, channels: Int, bitDepth: Int, iccProfile: Data?,
-                exif: Data?, samples: [UInt16], tiff: TIFFInfo? = nil) {
+                exif: Data?, samples: [UInt16], tiff: TIFFInfo? = nil, metadata: ImageMetadata? = nil) {
         self.format = format
         self.width = width
         self.height = height
@@ -31,6 +34,7 @@ public struct ImageFile: Sendable {
         self.exif = exif
         self.samples = samples
         self.tiff = tiff
+        self.metadata = metadata
     }
 
     /// One sample.
@@ -49,7 +53,8 @@ public struct TIFFInfo: Sendable, Equatable {
     public var software: String?
     /// ExtraSamples values (2 = unassociated alpha).
     public var extraSamples: [UInt16]
-    /// Whether a DateTime tag is present (LightWork writes none, for deterministic bytes).
+    /// Whether a DateTime tag is present (LightWork writes only the photo's own DateTimeOriginal there, never
+    /// the time of writing, for deterministic bytes).
     public var hasDateTime: Bool
     /// Whether the pixels were read through libtiff's generic RGBA path (tiled, palette, CMYK, 1-bit…),
     /// which yields 8-bit RGBA.

@@ -40,10 +40,11 @@ public enum ImageFileReader {
         let status = data.withUnsafeBytes { lw_jpeg_decode($0.bindMemory(to: UInt8.self).baseAddress, $0.count, &image, &message, message.count) }
         guard status == 0 else { throw LightWorkError.decodeFailed("\(path): libjpeg: \(cMessage(message))") }
         defer { lw_jpeg_image_free(&image) }
+        let exif = bytes(image.exif, image.exif_len)
         let count = Int(image.width) * Int(image.height) * Int(image.components)
         return ImageFile(format: .jpeg, width: Int(image.width), height: Int(image.height), channels: Int(image.components),
-                         bitDepth: 8, iccProfile: bytes(image.icc, image.icc_len), exif: bytes(image.exif, image.exif_len),
-                         samples: widen(UnsafeRawPointer(image.pixels!), count: count, bitDepth: 8))
+                         bitDepth: 8, iccProfile: bytes(image.icc, image.icc_len), exif: exif,
+                         samples: widen(UnsafeRawPointer(image.pixels!), count: count, bitDepth: 8), metadata: exif.flatMap(EXIFReader.read))
     }
 
     // MARK: PNG
@@ -54,11 +55,12 @@ public enum ImageFileReader {
         let status = data.withUnsafeBytes { lw_png_decode($0.bindMemory(to: UInt8.self).baseAddress, $0.count, &image, &message, message.count) }
         guard status == 0 else { throw LightWorkError.decodeFailed("\(path): libpng: \(cMessage(message))") }
         defer { lw_png_image_free(&image) }
+        let exif = bytes(image.exif, image.exif_len)
         let count = Int(image.width) * Int(image.height) * Int(image.channels)
         return ImageFile(format: .png, width: Int(image.width), height: Int(image.height), channels: Int(image.channels),
                          bitDepth: Int(image.bit_depth), iccProfile: bytes(image.icc, image.icc_len),
-                         exif: bytes(image.exif, image.exif_len),
-                         samples: widen(UnsafeRawPointer(image.pixels!), count: count, bitDepth: Int(image.bit_depth)))
+                         exif: exif, samples: widen(UnsafeRawPointer(image.pixels!), count: count, bitDepth: Int(image.bit_depth)),
+                         metadata: exif.flatMap(EXIFReader.read))
     }
 
     // MARK: TIFF
@@ -111,7 +113,7 @@ public enum ImageFileReader {
             info.readAsRGBA = true
             let samples = raster.withUnsafeBytes { widen($0.baseAddress!, count: width * height * 4, bitDepth: 8) }
             return ImageFile(format: .tiff, width: width, height: height, channels: 4, bitDepth: 8, iccProfile: icc,
-                             exif: nil, samples: samples, tiff: info)
+                             exif: nil, samples: samples, tiff: info, metadata: tiffMetadata(tif))
         }
 
         let rowBytes = width * spp * bits / 8
@@ -129,7 +131,50 @@ public enum ImageFileReader {
         }
         let samples = buffer.withUnsafeBytes { widen($0.baseAddress!, count: width * height * spp, bitDepth: bits) }
         return ImageFile(format: .tiff, width: width, height: height, channels: spp, bitDepth: bits, iccProfile: icc,
-                         exif: nil, samples: samples, tiff: info)
+                         exif: nil, samples: samples, tiff: info, metadata: tiffMetadata(tif))
+    }
+
+    /// IFD0's Make, Model, Orientation and the Exif and GPS IFDs' fields, as `EXIFReader` reads them from a block.
+    /// Must come after the pixels: reading a sub-IFD makes it libtiff's current directory.
+    private static func tiffMetadata(_ tif: OpaquePointer) -> ImageMetadata? {
+        var m = ImageMetadata()
+        func string(_ tag: Int32) -> String? {
+            var p: UnsafePointer<CChar>?
+            guard lw_tiff_get_string(tif, UInt32(tag), &p) != 0, let p else { return nil }
+            let s = String(decoding: UnsafeRawBufferPointer(start: p, count: strlen(p)), as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            return s.isEmpty ? nil : s
+        }
+        func numbers(_ tag: Int32, max: Int = 3) -> [Double] {
+            var out = [Double](repeating: 0, count: max)
+            let n = Int(lw_tiff_get_numbers(tif, UInt32(tag), &out, Int32(max)))
+            return Array(out.prefix(min(n, max)))
+        }
+        func positive(_ tag: Int32) -> Double? { numbers(tag).first.flatMap { $0 > 0 && $0.isFinite ? $0 : nil } }
+        m.make = string(TIFFTAG_MAKE)
+        m.model = string(TIFFTAG_MODEL)
+        if let o = numbers(TIFFTAG_ORIENTATION).first, (1...8).contains(o) { m.orientation = Int(o) }
+        let exifOffset = numbers(TIFFTAG_EXIFIFD).first.map(UInt64.init)
+        let gpsOffset = numbers(TIFFTAG_GPSIFD).first.map(UInt64.init)
+        if let exifOffset, TIFFReadEXIFDirectory(tif, exifOffset) != 0 {
+            m.exposureTime = positive(EXIFTAG_EXPOSURETIME)
+            m.fNumber = positive(EXIFTAG_FNUMBER)
+            m.iso = positive(EXIFTAG_ISOSPEEDRATINGS)
+            m.focalLength = positive(EXIFTAG_FOCALLENGTH)
+            m.dateTimeOriginal = string(EXIFTAG_DATETIMEORIGINAL)
+            m.lens = string(EXIFTAG_LENSMODEL)
+        }
+        if let gpsOffset, TIFFReadGPSDirectory(tif, gpsOffset) != 0 {
+            func degrees(_ tag: Int32) -> Double? {
+                let v = numbers(tag)
+                guard !v.isEmpty else { return nil }
+                return v[0] + (v.count > 1 ? v[1] / 60 : 0) + (v.count > 2 ? v[2] / 3600 : 0)
+            }
+            if let lat = degrees(GPSTAG_LATITUDE), lat <= 90 { m.gpsLatitude = string(GPSTAG_LATITUDEREF)?.uppercased() == "S" ? -lat : lat }
+            if let lon = degrees(GPSTAG_LONGITUDE), lon <= 180 { m.gpsLongitude = string(GPSTAG_LONGITUDEREF)?.uppercased() == "W" ? -lon : lon }
+            if let alt = numbers(GPSTAG_ALTITUDE).first { m.gpsAltitude = numbers(GPSTAG_ALTITUDEREF).first == 1 ? -alt : alt }
+        }
+        return m == ImageMetadata() ? nil : m
     }
 
     private static func tiffError(_ path: String, _ what: String) -> LightWorkError {

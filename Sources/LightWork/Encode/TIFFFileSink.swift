@@ -19,6 +19,30 @@ final class TIFFFileSink {
         return TIFFClientOpen(name, mode, handle, Self.read, Self.write, Self.seek, Self.close, Self.size, Self.map, Self.unmap)
     }
 
+    /// The current end of the file (where libtiff appends its next strip or directory); nil on failure.
+    func endOffset() -> Int? {
+        let r = lseek(fd, 0, SEEK_END)
+        if r < 0 { if errorCode == 0 { errorCode = errno }; return nil }
+        return Int(r)
+    }
+
+    /// Writes `bytes` at `offset` (used before libtiff appends anything after it); false on failure.
+    func write(_ bytes: [UInt8], at offset: Int) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var done = 0
+            while done < raw.count {
+                let r = pwrite(fd, raw.baseAddress! + done, raw.count - done, off_t(offset + done))
+                if r < 0 {
+                    if errno == EINTR { continue }
+                    if errorCode == 0 { errorCode = errno }
+                    return false
+                }
+                done += r
+            }
+            return true
+        }
+    }
+
     private static func sink(_ h: thandle_t?) -> TIFFFileSink { Unmanaged<TIFFFileSink>.fromOpaque(h!).takeUnretainedValue() }
 
     private static let read: TIFFReadWriteProc = { h, buf, n in

@@ -4,8 +4,14 @@ import Foundation
 
 /// Writes 8- or 16-bit TIFF (grey, grey+alpha, RGB, RGBA with unassociated alpha), uncompressed or
 /// Deflate/LZW with the horizontal predictor, with the ICC profile embedded. Whole strips go through
-/// `TIFFWriteEncodedStrip` (libtiff only uses libdeflate for whole strips); no DateTime tag, so the
-/// same pixels always give the same bytes.
+/// `TIFFWriteEncodedStrip` (libtiff only uses libdeflate for whole strips). DateTime is only ever the
+/// photo's own DateTimeOriginal, so the same pixels and metadata always give the same bytes.
+///
+/// Metadata: the fields of `settings.exif` (as `EXIFReader` reads them) are written as TIFF and EXIF tags:
+/// Make, Model, DateTime in IFD0 through libtiff, and the Exif and GPS IFDs built by `EXIFWriter` (the same
+/// entries as the JPEG/PNG block), written just after the header with IFD0's ExifIFD/GPSIFD tags pointing at
+/// them. libtiff's own EXIF directory API is not used because it stores EXIF rationals as 32-bit floats:
+/// 1/250 s would be written as 8589935/2147483648. BigTIFF outputs (over ~3.9 GB) carry the IFD0 fields only.
 public struct TIFFWriter: ImageWriter {
     /// Target strip size. 256 KiB, 512 KiB and 1 MiB strips gave the same Deflate size and times within
     /// noise (24 MP 16-bit); 512 KiB keeps the strip buffer small.
@@ -57,6 +63,9 @@ public struct TIFFWriter: ImageWriter {
         if let icc = settings.iccProfile, !icc.isEmpty {
             ok = ok && icc.withUnsafeBytes { lw_tiff_set_bytes(tif, UInt32(TIFFTAG_ICCPROFILE), UInt32($0.count), $0.baseAddress) } != 0
         }
+        if ok, let metadata = settings.exif.flatMap(EXIFReader.read) {
+            ok = try writeMetadata(metadata, tif: tif, sink: sink, output: output, classic: mode == "w")
+        }
         guard ok else { throw failure(sink, output, "cannot set TIFF tags") }
 
         // The predictor differences samples in place, so compressed strips go through a scratch copy.
@@ -85,6 +94,23 @@ public struct TIFFWriter: ImageWriter {
         handleOpen = false
         TIFFClose(tif)
         if sink.errorCode != 0 { throw AtomicFile.failure(sink.errorCode, path: output.finalPath, action: "write") }
+    }
+
+    /// IFD0's Make, Model and DateTime, and (classic TIFF) the Exif and GPS IFDs, placed at the end of the file
+    /// as it stands (just after the header: libtiff appends strips and IFD0 after them).
+    private func writeMetadata(_ m: ImageMetadata, tif: OpaquePointer, sink: TIFFFileSink, output: AtomicFile.Output,
+                               classic: Bool) throws -> Bool {
+        var ok = true
+        if let make = EXIFWriter.text(m.make) { ok = ok && lw_tiff_set_string(tif, UInt32(TIFFTAG_MAKE), make) != 0 }
+        if let model = EXIFWriter.text(m.model) { ok = ok && lw_tiff_set_string(tif, UInt32(TIFFTAG_MODEL), model) != 0 }
+        if let date = EXIFWriter.exifDate(m.dateTimeOriginal) { ok = ok && lw_tiff_set_string(tif, UInt32(TIFFTAG_DATETIME), date) != 0 }
+        guard ok, classic else { return ok }
+        guard let end = sink.endOffset(), end >= 8 else { throw failure(sink, output, "the TIFF header is not written yet") }
+        let sub = EXIFWriter.subDirectories(for: m, at: end)
+        guard sink.write(sub.bytes, at: end) else { throw failure(sink, output, "cannot write the EXIF directory") }
+        ok = ok && lw_tiff_set_u64(tif, UInt32(TIFFTAG_EXIFIFD), UInt64(sub.exifOffset)) != 0
+        if let gps = sub.gpsOffset { ok = ok && lw_tiff_set_u64(tif, UInt32(TIFFTAG_GPSIFD), UInt64(gps)) != 0 }
+        return ok
     }
 
     private func failure(_ sink: TIFFFileSink, _ output: AtomicFile.Output, _ what: String) -> LightWorkError {
