@@ -15,7 +15,7 @@ public enum LightWorkVersion {
             "libraw": RawDecoder.libraryVersion,
             "lcms2": "\(lcms / 1000).\((lcms % 1000) / 10)",
             "libtiff": tiffLine.replacingOccurrences(of: "LIBTIFF, Version ", with: ""),
-            "libjpeg-turbo": "libjpeg \(JPEG_LIB_VERSION / 10)" + (JPEG_LIB_VERSION % 10 != 0 ? ".\(JPEG_LIB_VERSION % 10)" : "") + " API",
+            "libjpeg-turbo": "\(LIBJPEG_TURBO_VERSION_NUMBER / 1_000_000).\(LIBJPEG_TURBO_VERSION_NUMBER / 1000 % 1000).\(LIBJPEG_TURBO_VERSION_NUMBER % 1000) (libjpeg API \(JPEG_LIB_VERSION))",
             "libpng": String(cString: png_get_libpng_ver(nil)),
             "f16c": lw_half_uses_f16c() != 0 ? "yes" : "no",
         ]
