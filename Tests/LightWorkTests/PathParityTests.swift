@@ -20,7 +20,7 @@ final class PathParityTests: XCTestCase {
         }
         let ta = try transform(fa), tb = try transform(fb)
         defer { cmsDeleteTransform(ta); cmsDeleteTransform(tb) }
-        func lab(_ f: ImageFile, _ t: cmsHTRANSFORM, _ x: Int, _ y: Int) -> cmsCIELab {
+        func labAt(_ f: ImageFile, _ t: cmsHTRANSFORM, _ x: Int, _ y: Int) -> cmsCIELab {
             let scale = f.bitDepth == 8 ? 257 : 1
             var rgb: [UInt16] = (0..<3).map { UInt16(Int(f.sample(x: x, y: y, channel: $0)) * scale) }
             var out = cmsCIELab()
@@ -31,7 +31,7 @@ final class PathParityTests: XCTestCase {
         for y in stride(from: 0, to: fa.height, by: step) {
             for x in stride(from: 0, to: fa.width, by: step) {
                 if x >= skip.x && x < skip.x + skip.w && y >= skip.y && y < skip.y + skip.h { continue }
-                var l1 = lab(fa, ta, x, y), l2 = lab(fb, tb, x, y)
+                var l1 = labAt(fa, ta, x, y), l2 = labAt(fb, tb, x, y)
                 sum += cmsCIE2000DeltaE(&l1, &l2, 1, 1, 1)
                 n += 1
             }
