@@ -31,7 +31,7 @@ public struct FileConverter: Sendable {
             entry.input.size = data.count
             entry.input.sha256 = SHA256.hex(data)
 
-            let decoded = try decode(data: data, url: item.url)
+            var decoded = try decode(data: data, url: item.url)
             entry.timings["decode"] = clock.lap()
             entry.input.kind = decoded.kind.rawValue
             entry.input.make = decoded.metadata.make
@@ -41,11 +41,24 @@ public struct FileConverter: Sendable {
             entry.input.sourceProfile = decoded.sourceProfile
             entry.notes = decoded.notes
 
+            // Resized before the chain, so grain and dust sizes are relative to the output frame; the
+            // full-size image is released as soon as the smaller one exists.
+            if let resize = options.resize {
+                let image = decoded.image
+                if let size = resize.targetSize(width: image.width, height: image.height) {
+                    decoded.image = Resize.apply(image, width: size.width, height: size.height)
+                    entry.timings["resize"] = clock.lap()
+                } else {
+                    entry.notes.append(resize.keptNote(width: image.width, height: image.height))
+                }
+            }
+
             let format = options.encode.format
             let spec = OutputSpec(space: options.colorSpace, depth: format.depth, keepAlpha: format.supportsAlpha, background: options.background)
-            let context = RenderContext(width: decoded.image.width, height: decoded.image.height,
+            let image = decoded.image
+            let context = RenderContext(width: image.width, height: image.height,
                                         seed: FileConverter.seed(inputSHA256: entry.input.sha256 ?? "", settingsDigest: settingsDigest))
-            let pixels = renderer.render(decoded.image, context: context, output: spec)
+            let pixels = renderer.render(image, context: context, output: spec)
             entry.timings["render"] = clock.lap()
 
             var encode = options.encode
