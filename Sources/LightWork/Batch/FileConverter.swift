@@ -22,8 +22,22 @@ public struct FileConverter: Sendable {
         return dir.isEmpty ? name : dir + "/" + name
     }
 
-    /// Decodes, renders and writes `item`; never throws: failures become a `failed` entry with a one-line reason.
+    /// Decodes, renders and writes `item` under its default name; never throws: failures become a `failed`
+    /// entry with a one-line reason.
     public func convert(_ item: InputItem) -> Manifest.Entry {
+        convert(item, to: relativeOutputPath(for: item))
+    }
+
+    /// Converts a planned job: its output path, and its notes added to the entry's.
+    public func convert(_ job: PlannedJob) -> Manifest.Entry {
+        guard let output = job.outputPath else { return job.entry! }
+        var entry = convert(job.item, to: output)
+        entry.notes += job.notes
+        return entry
+    }
+
+    /// Decodes, renders and writes `item` to `relative` (a path under the output folder, as the planner named it).
+    public func convert(_ item: InputItem, to relative: String) -> Manifest.Entry {
         var entry = Manifest.Entry(input: Manifest.Input(path: item.displayPath, relativePath: item.relativePath), status: .failed)
         let clock = StageClock()
         do {
@@ -64,7 +78,6 @@ public struct FileConverter: Sendable {
             var encode = options.encode
             encode.iccProfile = ICCProfile.embedded(for: options.colorSpace)
             encode.exif = nil   // EXIF writing arrives with the RGB-path issue
-            let relative = relativeOutputPath(for: item)
             let url = options.outputDirectory.appendingPathComponent(relative)
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try format.writer.write(pixels, settings: encode, to: url)

@@ -34,14 +34,13 @@ public enum FileNameSafety {
         return out.isEmpty ? fallback : out.lowercased()
     }
 
-    /// The camera as one slug: the model alone when it already starts with the make's first word
-    /// ("Canon" + "Canon EOS R5" → "canon-eos-r5", "NIKON CORPORATION" + "NIKON D850" → "nikon-d850"),
-    /// make and model otherwise ("SONY" + "ILCE-7M3" → "sony-ilce-7m3").
+    /// The camera as one slug: the make's first word (makers write "NIKON CORPORATION", "OLYMPUS IMAGING
+    /// CORP.") and the model, without repeating the make when the model starts with it ("Canon" + "Canon EOS R5"
+    /// → "canon-eos-r5", "NIKON CORPORATION" + "NIKON D850" → "nikon-d850", "SONY" + "ILCE-7M3" → "sony-ilce-7m3").
     public static func cameraSlug(make: String?, model: String?, fallback: String) -> String {
-        let make = make?.trimmingCharacters(in: .whitespaces) ?? ""
         let model = model?.trimmingCharacters(in: .whitespaces) ?? ""
-        let firstWord = make.split(separator: " ").first.map { String($0).lowercased() } ?? ""
-        let joined = !firstWord.isEmpty && model.lowercased().hasPrefix(firstWord) ? model : make + " " + model
+        let firstWord = make?.split(whereSeparator: { $0 == " " || $0 == "," }).first.map(String.init) ?? ""
+        let joined = !firstWord.isEmpty && model.lowercased().hasPrefix(firstWord.lowercased()) ? model : firstWord + " " + model
         return slug(joined, fallback: fallback)
     }
 
