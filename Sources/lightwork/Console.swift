@@ -34,12 +34,13 @@ final class Console: @unchecked Sendable {
     func verbose(_ text: String) { if mode == .verbose { info(text) } }
 
     /// Replaces the live progress line (terminal only); elsewhere nothing (per-file lines carry progress).
-    /// Cut to the terminal's width (a wrapped line could not be cleared) and redrawn at most 10 times a second.
-    func progress(_ text: String) {
+    /// Cut to the terminal's width (a wrapped line could not be cleared) and redrawn at most 10 times a second
+    /// unless `force` (a new current file must show even when the previous one just finished).
+    func progress(_ text: String, force: Bool = false) {
         guard isTerminal, mode != .quiet, !json else { return }
         lock.lock(); defer { lock.unlock() }
         let now = DispatchTime.now().uptimeNanoseconds
-        if liveLine && now &- lastDraw < 100_000_000 { return }
+        if !force && liveLine && now &- lastDraw < 100_000_000 { return }
         lastDraw = now
         FileHandle.standardError.write(Data("\r\u{1B}[2K\(String(text.prefix(max(20, Console.columns() - 1))))".utf8))
         liveLine = true

@@ -106,7 +106,7 @@ enum ConvertCommand {
                 console.verbose("converting \(total) file(s) into \(options.outputDirectory.path)"
                                 + (plan.excluded > 0 ? " (\(plan.excluded) excluded by --include/--exclude)" : ""))
             case let .converting(_, _, item):
-                console.progress(meter.line(current: item.relativePath))
+                console.progress(meter.line(current: item.relativePath), force: true)
             case let .finished(index, total, item, entry):
                 meter.record(entry)
                 report(entry, item: item, index: index, total: total, console: console, meter: meter)
