@@ -8,6 +8,7 @@ final class Console: @unchecked Sendable {
     let json: Bool
     private let isTerminal = isatty(STDERR_FILENO) == 1
     private var liveLine = false
+    private var lastDraw: UInt64 = 0
     private let lock = NSLock()
 
     init(mode: Mode, json: Bool) {
@@ -33,12 +34,23 @@ final class Console: @unchecked Sendable {
     func verbose(_ text: String) { if mode == .verbose { info(text) } }
 
     /// Replaces the live progress line (terminal only); elsewhere nothing (per-file lines carry progress).
-    func progress(_ text: String) {
+    /// Cut to the terminal's width (a wrapped line could not be cleared) and redrawn at most 10 times a second
+    /// unless `force` (a new current file must show even when the previous one just finished).
+    func progress(_ text: String, force: Bool = false) {
         guard isTerminal, mode != .quiet, !json else { return }
         lock.lock(); defer { lock.unlock() }
-        let cols = Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 100
-        FileHandle.standardError.write(Data("\r\u{1B}[2K\(String(text.prefix(max(20, cols - 1))))".utf8))
+        let now = DispatchTime.now().uptimeNanoseconds
+        if !force && liveLine && now &- lastDraw < 100_000_000 { return }
+        lastDraw = now
+        FileHandle.standardError.write(Data("\r\u{1B}[2K\(String(text.prefix(max(20, Console.columns() - 1))))".utf8))
         liveLine = true
+    }
+
+    /// The terminal's width (TIOCGWINSZ), else $COLUMNS, else 100.
+    private static func columns() -> Int {
+        var size = winsize()
+        if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        return Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 100
     }
 
     func endProgress() {

@@ -21,6 +21,17 @@ enum ConvertCommand {
         OptionSpec(name: "lut-interpolation", value: "I", help: "tetrahedral (default) or trilinear (the original app's GPU lookup)"),
         OptionSpec(name: "sync-file", value: "FILE", help: "merge a synced entitlement file before resolving films"),
         OptionSpec(name: "strip-metadata", value: nil, help: "write no EXIF (the ICC profile is always embedded)"),
+        // Export options a photographer expects (parsed by ExportArguments).
+        OptionSpec(name: "long-edge", value: "N", help: "shrink so the longer side is N pixels (Lanczos-3 in linear light; never enlarges)"),
+        OptionSpec(name: "short-edge", value: "N", help: "shrink so the shorter side is N pixels (never enlarges)"),
+        OptionSpec(name: "scale", value: "F", help: "shrink by a factor 0 < F <= 1, e.g. 0.5"),
+        OptionSpec(name: "name", value: "TEMPLATE",
+                   help: "output name from {stem} (default) {ext} {film} {date} {camera} {index} {recipe}, e.g. '{date}_{stem}_{film}'"),
+        OptionSpec(name: "on-exist", value: "P",
+                   help: "a file already under an output name that no earlier run wrote: skip (default), overwrite, suffix (name-2)"),
+        OptionSpec(name: "include", value: "GLOB", help: "only inputs matching: '*.CR2' (a name at any depth), 'day1/*' (a path); repeatable"),
+        OptionSpec(name: "exclude", value: "GLOB", help: "drop inputs matching, e.g. 'rejects' (a folder anywhere); repeatable"),
+        OptionSpec(name: "prefer", value: "P", help: "RAW+JPEG pairs sharing a name: raw (default), jpeg, both (the JPEG named stem-jpg)"),
         OptionSpec(name: "manifest", value: "PATH", help: "where the manifest goes (default OUTDIR/manifest.json)"),
         OptionSpec(name: "max-pixels", value: "N", help: "refuse images above N pixels before allocating (default 200000000)"),
         OptionSpec(name: "threads", value: "N", help: "engine threads per image (default: all cores)"),
@@ -38,6 +49,11 @@ enum ConvertCommand {
     under OUTDIR. OUTDIR/<stem>.<tif|jpg|png> is written atomically (never half-written under its final
     name) and OUTDIR/manifest.json records every input, setting, output and failure.
 
+    Names are decided before the first file is converted: --name picks them ({date} and {camera} come
+    from each file's header), two inputs never share one, and a file already under a name is only
+    replaced when an earlier run's manifest says this export wrote it (otherwise --on-exist decides).
+    Of a RAW+JPEG pair (IMG_1.CR2 + IMG_1.JPG) only the RAW is converted unless --prefer says otherwise.
+
     Options:
     \(CommandLineParser.help(specs))
 
@@ -47,18 +63,21 @@ enum ConvertCommand {
       lightwork convert shoot/ -o export/                       16-bit sRGB TIFFs of a whole folder
       lightwork convert IMG_1.CR2 IMG_2.NEF --format jpeg -o web/ --quality 88
       lightwork convert scans/ -o out/ --format png16 --colorspace adobe-rgb
+      lightwork convert shoot/ -o web/ --format jpeg --long-edge 2048 --name '{date}_{index}' --exclude rejects
     """
 
     static func run(_ args: [String]) -> Int32 {
         let parsed: ParsedArguments
         let options: ConvertOptions
         let manifestURL: URL
+        let rules: PlanRules
         do {
             parsed = try CommandLineParser.parse(args, specs: specs)
             if parsed.has("help") { print(help); return 0 }
             guard let out = parsed.value("output") else { throw LightWorkError.usage("convert needs an output folder: -o OUTDIR") }
             guard !parsed.positionals.isEmpty else { throw LightWorkError.usage("convert needs at least one INPUT file or folder") }
             options = try makeOptions(parsed, outputDirectory: URL(fileURLWithPath: out))
+            rules = try ExportArguments.rules(parsed, options: options)
             manifestURL = parsed.value("manifest").map { URL(fileURLWithPath: $0) } ?? options.outputDirectory.appendingPathComponent("manifest.json")
             if let t = parsed.value("threads") {
                 guard let n = Int(t), n >= 1 else { throw LightWorkError.usage("--threads takes a whole number ≥ 1, not '\(t)'") }
@@ -69,21 +88,28 @@ enum ConvertCommand {
             return 2
         }
         let console = Console(mode: parsed.has("quiet") ? .quiet : parsed.has("verbose") ? .verbose : .normal, json: parsed.has("json"))
-        let items = InputWalker.items(for: parsed.positionals)
-        if items.isEmpty {
-            console.error("no images found in \(parsed.positionals.joined(separator: ", "))")
+        // Outputs an earlier run recorded here are this export's own (see CollisionPolicy).
+        let previous = (try? Data(contentsOf: manifestURL)).flatMap { try? Manifest.decode($0) }
+        let plan = BatchPlanner.plan(paths: parsed.positionals, rules: rules, outputDirectory: options.outputDirectory, previous: previous)
+        if plan.jobs.isEmpty {
+            console.error(plan.excluded > 0 ? "none of the \(plan.excluded) image(s) found matches --include/--exclude"
+                                            : "no images found in \(parsed.positionals.joined(separator: ", "))")
             return 1
         }
         let runner = BatchRunner(converter: FileConverter(options: options), manifestURL: manifestURL)
-        let start = Date()
+        var meter = ProgressMeter(total: plan.jobs.count)
         var manifestFailed = false
-        let manifest = runner.run(items, onEvent: { event in
+        let manifest = runner.run(plan.jobs, onEvent: { event in
             switch event {
             case .started(let total):
-                console.event(["event": "started", "total": total])
-                console.verbose("converting \(total) file(s) into \(options.outputDirectory.path)")
+                console.event(["event": "started", "total": total, "excluded": plan.excluded, "output": options.outputDirectory.path])
+                console.verbose("converting \(total) file(s) into \(options.outputDirectory.path)"
+                                + (plan.excluded > 0 ? " (\(plan.excluded) excluded by --include/--exclude)" : ""))
+            case let .converting(_, _, item):
+                console.progress(meter.line(current: item.relativePath), force: true)
             case let .finished(index, total, item, entry):
-                report(entry, item: item, index: index, total: total, console: console, elapsed: Date().timeIntervalSince(start))
+                meter.record(entry)
+                report(entry, item: item, index: index, total: total, console: console, meter: meter)
             }
         }, onManifestError: { e in
             if !manifestFailed { console.error("cannot write the manifest: \(e)") }
@@ -91,29 +117,42 @@ enum ConvertCommand {
         })
         console.endProgress()
         let s = manifest.summary
-        console.event(["event": "finished", "converted": s.converted, "skipped": s.skipped, "failed": s.failed, "manifest": manifestURL.path])
-        console.result("\(s.converted) converted, \(s.skipped) skipped, \(s.failed) failed -> \(options.outputDirectory.path)")
+        let elapsed = Date().timeIntervalSince(meter.start)
+        console.event(["event": "finished", "total": s.total, "converted": s.converted, "skipped": s.skipped, "failed": s.failed,
+                       "seconds": (elapsed * 1000).rounded() / 1000, "megapixels": (meter.megapixels * 10).rounded() / 10,
+                       "manifest": manifestURL.path])
+        console.result("\(s.converted) converted, \(s.skipped) skipped, \(s.failed) failed -> \(options.outputDirectory.path)"
+                       + (s.skipped > 0 && console.mode != .verbose ? " (why: the manifest, or --verbose)" : ""))
         if !manifestFailed { console.result("manifest: \(manifestURL.path)") }
         return s.failed > 0 || manifestFailed ? 1 : 0
     }
 
-    static func report(_ entry: Manifest.Entry, item: InputItem, index: Int, total: Int, console: Console, elapsed: Double) {
+    /// One file's outcome: an error line, a plain log line (not on a terminal), a JSON event, the live line.
+    static func report(_ entry: Manifest.Entry, item: InputItem, index: Int, total: Int, console: Console, meter: ProgressMeter) {
+        let seconds = ((entry.timings["total"] ?? 0) * 1000).rounded() / 1000
         switch entry.status {
         case .failed:
             console.error("\(item.displayPath): \(entry.reason ?? "failed")")
-            console.event(["event": "failed", "input": item.displayPath, "reason": entry.reason ?? ""])
-        case .converted, .skipped:
+            console.event(["event": "failed", "index": index, "total": total, "input": item.displayPath, "reason": entry.reason ?? "",
+                           "seconds": seconds])
+        case .skipped:
+            console.event(["event": "skipped", "index": index, "total": total, "input": item.displayPath, "reason": entry.reason ?? "",
+                           "output": entry.output?.path ?? ""])
+            if console.showsPlainProgress { console.info("[\(index)/\(total)] \(item.displayPath): skipped: \(entry.reason ?? "")") }
+            else { console.verbose("\(item.displayPath): skipped: \(entry.reason ?? "")") }
+        case .converted:
             let out = entry.output?.path ?? ""
-            console.event(["event": entry.status.rawValue, "input": item.displayPath, "output": out,
-                           "seconds": ((entry.timings["total"] ?? 0) * 1000).rounded() / 1000])
+            var fields: [String: Any] = ["event": "converted", "index": index, "total": total, "input": item.displayPath, "output": out,
+                                         "seconds": seconds]
+            if let w = entry.input.width, let h = entry.input.height { fields["megapixels"] = (Double(w * h) / 1e5).rounded() / 10 }
+            console.event(fields)
             if console.showsPlainProgress { console.info("[\(index)/\(total)] \(item.displayPath) -> \(out)") }
             let t = entry.timings
-            console.verbose(String(format: "  decode %.2fs  render %.2fs  encode %.2fs", t["decode"] ?? 0, t["render"] ?? 0, t["encode"] ?? 0)
+            console.verbose(String(format: "  decode %.2fs  ", t["decode"] ?? 0) + (t["resize"].map { String(format: "resize %.2fs  ", $0) } ?? "")
+                            + String(format: "render %.2fs  encode %.2fs", t["render"] ?? 0, t["encode"] ?? 0)
                             + (entry.notes.isEmpty ? "" : "  (" + entry.notes.joined(separator: "; ") + ")"))
         }
-        let rate = elapsed > 0 ? Double(index) / elapsed * 60 : 0
-        let eta = rate > 0 ? Double(total - index) / rate * 60 : 0
-        console.progress(String(format: "[%d/%d] %.1f img/min, ETA %d:%02d  %@", index, total, rate, Int(eta) / 60, Int(eta) % 60, item.relativePath))
+        console.progress(meter.line(current: item.relativePath))
     }
 
     /// Builds ConvertOptions from the parsed flags: defaults, then the recipe's export block, then flags.
@@ -177,6 +216,7 @@ enum ConvertCommand {
         options.settings.strength = look.filmLabel == nil ? nil : look.resolved.strength
         options.settings.colorModel = decode.colorModel.rawValue
         options.settings.lutInterpolation = look.filmLabel == nil ? nil : p.value("lut-interpolation") ?? LUT3D.Interpolation.tetrahedral.rawValue
+        options.resize = try ExportArguments.resize(p)
         return options
     }
 

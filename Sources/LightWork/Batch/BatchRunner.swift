@@ -5,6 +5,8 @@ import Foundation
 public final class BatchRunner: @unchecked Sendable {
     public enum Event: Sendable {
         case started(total: Int)
+        /// A file starts converting (for "current file" in progress displays).
+        case converting(index: Int, total: Int, item: InputItem)
         case finished(index: Int, total: Int, item: InputItem, entry: Manifest.Entry)
     }
 
@@ -20,26 +22,18 @@ public final class BatchRunner: @unchecked Sendable {
                             settings: converter.options.settings, host: host, startedAt: startedAt)
     }
 
-    /// Runs the batch; returns the final manifest. Manifest write failures are reported through `onManifestError`.
+    /// Runs a planned batch (`BatchPlanner`: names and collisions are already decided); returns the final
+    /// manifest. Manifest write failures are reported through `onManifestError`.
     @discardableResult
-    public func run(_ items: [InputItem], onEvent: (Event) -> Void, onManifestError: (LightWorkError) -> Void) -> Manifest {
-        onEvent(.started(total: items.count))
-        var claimed: [String: String] = [:]   // output path → input that claimed it
-        for (i, item) in items.enumerated() {
-            let target = converter.relativeOutputPath(for: item)
-            let entry: Manifest.Entry
-            if let owner = claimed[target] {
-                // Two inputs would write one output: the first keeps it, the later one fails visibly.
-                entry = Manifest.Entry(input: Manifest.Input(path: item.displayPath, relativePath: item.relativePath), status: .failed,
-                                       reason: "its output \(target) is already produced by \(owner); rename one of them")
-            } else {
-                claimed[target] = item.displayPath
-                entry = converter.convert(item)
-            }
+    public func run(_ jobs: [PlannedJob], onEvent: (Event) -> Void, onManifestError: (LightWorkError) -> Void) -> Manifest {
+        onEvent(.started(total: jobs.count))
+        for (i, job) in jobs.enumerated() {
+            if job.outputPath != nil { onEvent(.converting(index: i + 1, total: jobs.count, item: job.item)) }
+            let entry = converter.convert(job)
             manifest.entries.append(entry)
             manifest.updateSummary()
             if let e = save() { onManifestError(e) }
-            onEvent(.finished(index: i + 1, total: items.count, item: item, entry: entry))
+            onEvent(.finished(index: i + 1, total: jobs.count, item: job.item, entry: entry))
         }
         manifest.finishedAt = Manifest.timestamp(Date())
         if let e = save() { onManifestError(e) }

@@ -14,10 +14,15 @@ public struct ConvertOptions: Sendable {
     public var chain: [any Filter]
     /// Recorded in the manifest and hashed into the settings digest and the grain/dust seed.
     public var settings: ResolvedSettings
+    /// Resampling after decode, before the filter chain (`--long-edge`, `--short-edge`, `--scale`);
+    /// setting it also records it in `settings`, since it changes output bytes.
+    public var resize: ResizeSpec? {
+        didSet { settings.resize = resize?.setting }
+    }
 
     public init(outputDirectory: URL, encode: EncodeSettings = EncodeSettings(), colorSpace: OutputColorSpace = .srgb,
                 decode: DecodeOptions = DecodeOptions(), background: SIMD3<Double> = SIMD3(1, 1, 1), stripMetadata: Bool = false,
-                chain: [any Filter] = [], settings: ResolvedSettings? = nil) {
+                chain: [any Filter] = [], settings: ResolvedSettings? = nil, resize: ResizeSpec? = nil) {
         self.outputDirectory = outputDirectory
         self.encode = encode
         self.colorSpace = colorSpace
@@ -31,5 +36,7 @@ public struct ConvertOptions: Sendable {
             compression: encode.format.fileExtension == "tif" ? encode.tiffCompression.rawValue : nil,
             demosaic: decode.demosaic.rawValue, intent: decode.intent.rawValue,
             background: String(format: "%.4f,%.4f,%.4f", background.x, background.y, background.z), stripMetadata: stripMetadata)
+        self.resize = resize
+        if settings == nil { self.settings.resize = resize?.setting }
     }
 }

@@ -22,8 +22,22 @@ public struct FileConverter: Sendable {
         return dir.isEmpty ? name : dir + "/" + name
     }
 
-    /// Decodes, renders and writes `item`; never throws: failures become a `failed` entry with a one-line reason.
+    /// Decodes, renders and writes `item` under its default name; never throws: failures become a `failed`
+    /// entry with a one-line reason.
     public func convert(_ item: InputItem) -> Manifest.Entry {
+        convert(item, to: relativeOutputPath(for: item))
+    }
+
+    /// Converts a planned job: its output path, and its notes added to the entry's.
+    public func convert(_ job: PlannedJob) -> Manifest.Entry {
+        guard let output = job.outputPath else { return job.entry! }
+        var entry = convert(job.item, to: output)
+        entry.notes += job.notes
+        return entry
+    }
+
+    /// Decodes, renders and writes `item` to `relative` (a path under the output folder, as the planner named it).
+    public func convert(_ item: InputItem, to relative: String) -> Manifest.Entry {
         var entry = Manifest.Entry(input: Manifest.Input(path: item.displayPath, relativePath: item.relativePath), status: .failed)
         let clock = StageClock()
         do {
@@ -31,7 +45,7 @@ public struct FileConverter: Sendable {
             entry.input.size = data.count
             entry.input.sha256 = SHA256.hex(data)
 
-            let decoded = try decode(data: data, url: item.url)
+            var decoded = try decode(data: data, url: item.url)
             entry.timings["decode"] = clock.lap()
             entry.input.kind = decoded.kind.rawValue
             entry.input.make = decoded.metadata.make
@@ -41,17 +55,29 @@ public struct FileConverter: Sendable {
             entry.input.sourceProfile = decoded.sourceProfile
             entry.notes = decoded.notes
 
+            // Resized before the chain, so grain and dust sizes are relative to the output frame; the
+            // full-size image is released as soon as the smaller one exists.
+            if let resize = options.resize {
+                let image = decoded.image
+                if let size = resize.targetSize(width: image.width, height: image.height) {
+                    decoded.image = Resize.apply(image, width: size.width, height: size.height)
+                    entry.timings["resize"] = clock.lap()
+                } else {
+                    entry.notes.append(resize.keptNote(width: image.width, height: image.height))
+                }
+            }
+
             let format = options.encode.format
             let spec = OutputSpec(space: options.colorSpace, depth: format.depth, keepAlpha: format.supportsAlpha, background: options.background)
-            let context = RenderContext(width: decoded.image.width, height: decoded.image.height,
+            let image = decoded.image
+            let context = RenderContext(width: image.width, height: image.height,
                                         seed: FileConverter.seed(inputSHA256: entry.input.sha256 ?? "", settingsDigest: settingsDigest))
-            let pixels = renderer.render(decoded.image, context: context, output: spec)
+            let pixels = renderer.render(image, context: context, output: spec)
             entry.timings["render"] = clock.lap()
 
             var encode = options.encode
             encode.iccProfile = ICCProfile.embedded(for: options.colorSpace)
             encode.exif = options.stripMetadata ? nil : EXIFWriter.blob(for: decoded.metadata)
-            let relative = relativeOutputPath(for: item)
             let url = options.outputDirectory.appendingPathComponent(relative)
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try format.writer.write(pixels, settings: encode, to: url)

@@ -18,6 +18,8 @@ public struct ResolvedSettings: Codable, Sendable, Equatable {
     /// RAW colour model (dng or libraw).
     public var colorModel: String?
     public var lutInterpolation: String?
+    /// Resampling (e.g. "long-edge 2048, lanczos3 linear"); absent when images keep their size.
+    public var resize: String?
 
     public struct FilterSetting: Codable, Sendable, Equatable {
         public var ui: Double

@@ -1,0 +1,210 @@
+import Foundation
+
+/// How a batch picks its inputs and names its outputs (`--include`, `--exclude`, `--prefer`, `--name`,
+/// `--on-exist`), plus what the names are made of.
+public struct PlanRules: Sendable {
+    public var filter: InputFilter
+    public var prefer: PairPreference
+    public var name: OutputNameTemplate
+    public var onExist: CollisionPolicy
+    /// The output format's extension ("tif", "jpg", "png"), always appended.
+    public var outputExtension: String
+    /// The film's (or LUT's) name for `{film}`; nil: "none".
+    public var filmName: String?
+    /// The recipe's name for `{recipe}`; nil: "none".
+    public var recipeName: String?
+
+    public init(filter: InputFilter = try! InputFilter(), prefer: PairPreference = .raw, name: OutputNameTemplate = .standard,
+                onExist: CollisionPolicy = .skip, outputExtension: String, filmName: String? = nil, recipeName: String? = nil) {
+        self.filter = filter
+        self.prefer = prefer
+        self.name = name
+        self.onExist = onExist
+        self.outputExtension = outputExtension
+        self.filmName = filmName
+        self.recipeName = recipeName
+    }
+}
+
+/// The whole batch, decided before any file is touched.
+public struct BatchPlan: Sendable, Equatable {
+    /// Every input the batch describes, in input order (globs' rejects are not inputs).
+    public var jobs: [PlannedJob]
+    /// Files found but dropped by `--include`/`--exclude`.
+    public var excluded: Int
+}
+
+/// Turns command-line paths into a plan: walk → include/exclude globs → RAW+JPEG pairs → output names →
+/// collisions. Every output name is known before the first conversion, so the batch runner (serial or
+/// parallel, local or one shard of many) only executes the plan, and names do not depend on the order in
+/// which files finish.
+///
+/// Shards should be cut from the plan (not from the inputs before planning), so that `{index}` and any
+/// suffix are the same as in a single run.
+public enum BatchPlanner {
+    static let jpegExtensions: Set<String> = ["jpg", "jpeg", "jpe"]
+
+    /// Walks `paths` and plans them. `previous` is the manifest an earlier run left at the same place: outputs it
+    /// records are this export's own (see `CollisionPolicy`).
+    public static func plan(paths: [String], rules: PlanRules, outputDirectory: URL, previous: Manifest? = nil) -> BatchPlan {
+        let owners = previous.map(outputOwners) ?? [:]
+        return plan(items: InputWalker.items(for: paths), rules: rules, owners: owners) { relative in
+            var st = stat()
+            return lstat(outputDirectory.appendingPathComponent(relative).path, &st) == 0
+        }
+    }
+
+    /// Plans `items` (in the walker's order). `owners` maps output paths an earlier run wrote to the input
+    /// (relative path) they came from; `exists` says whether an output path is taken on disk.
+    public static func plan(items: [InputItem], rules: PlanRules, owners: [String: String] = [:],
+                            exists: @escaping (String) -> Bool) -> BatchPlan {
+        let kept = items.filter { rules.filter.accepts(relativePath: $0.relativePath) }
+        var jobs = kept.map { PlannedJob(item: $0, action: .convert(output: "")) }
+        let pairedJPEG = pairs(&jobs, prefer: rules.prefer)
+
+        // Names for the files that are converted; {index} counts only those.
+        let converting = jobs.indices.filter { jobs[$0].outputPath != nil }
+        let width = String(converting.count).count
+        let captured = rules.name.needsMetadata ? probe(converting.map { jobs[$0].item.url }) : []
+        let film = rules.filmName.map { FileNameSafety.slug($0, fallback: "none") } ?? "none"
+        let recipe = rules.recipeName.map { FileNameSafety.slug($0, fallback: "none") } ?? "none"
+        var claims = Claims(owners: owners, exists: exists)
+        for (n, i) in converting.enumerated() {
+            let item = jobs[i].item
+            let file = (item.relativePath as NSString).lastPathComponent
+            let ext = (file as NSString).pathExtension
+            var values = OutputNameTemplate.Values(stem: FileNameSafety.sanitized((file as NSString).deletingPathExtension),
+                                                   ext: FileNameSafety.sanitized(ext), film: film, index: pad(n + 1, width), recipe: recipe)
+            if let m = captured.isEmpty ? nil : captured[n] {
+                values.date = CaptureInfoProbe.isoDate(m.dateTimeOriginal) ?? "nodate"
+                values.camera = FileNameSafety.cameraSlug(make: m.make, model: m.model, fallback: "nocamera")
+            }
+            var name = rules.name.name(values)
+            if pairedJPEG.contains(i) && !rules.name.tokens.contains(.ext) { name += "-" + values.ext.lowercased() }
+            if let problem = FileNameSafety.problem(with: name) ?? FileNameSafety.problem(with: name + "-99." + rules.outputExtension) {
+                jobs[i].action = .fail(reason: "\(problem) (--name '\(rules.name)')")
+                continue
+            }
+            let dir = (item.relativePath as NSString).deletingLastPathComponent
+            let folder = dir.isEmpty ? "" : dir + "/"
+            jobs[i] = claims.resolve(jobs[i], folder: folder, name: name, ext: rules.outputExtension, policy: rules.onExist)
+        }
+        return BatchPlan(jobs: jobs, excluded: items.count - kept.count)
+    }
+
+    /// Output path → input relative path, for every output a manifest records.
+    public static func outputOwners(_ manifest: Manifest) -> [String: String] {
+        var out: [String: String] = [:]
+        for e in manifest.entries { if let o = e.output { out[o.path] = e.input.relativePath } }
+        return out
+    }
+
+    /// Applies the pair preference to `jobs` (skipping the unwanted partner); returns the indices of JPEGs
+    /// converted beside their RAW (`both`), whose names get their extension.
+    static func pairs(_ jobs: inout [PlannedJob], prefer: PairPreference) -> Set<Int> {
+        struct Key: Hashable { let folder: String; let stem: String }
+        var groups: [Key: [Int]] = [:]
+        var order: [Key] = []
+        for (i, job) in jobs.enumerated() {
+            let url = job.item.url.standardizedFileURL
+            let key = Key(folder: url.deletingLastPathComponent().path, stem: url.deletingPathExtension().lastPathComponent.lowercased())
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(i)
+        }
+        var pairedJPEG = Set<Int>()
+        for key in order {
+            let members = groups[key]!
+            let raws = members.filter { RawDecoder.rawExtensions.contains(jobs[$0].item.url.pathExtension.lowercased()) }
+            let jpegs = members.filter { jpegExtensions.contains(jobs[$0].item.url.pathExtension.lowercased()) }
+            guard !raws.isEmpty, !jpegs.isEmpty else { continue }
+            let firstRaw = jobs[raws[0]].item.url.lastPathComponent, firstJPEG = jobs[jpegs[0]].item.url.lastPathComponent
+            switch prefer {
+            case .raw:
+                for j in jpegs { jobs[j].action = .skip(reason: "RAW+JPEG pair: RAW preferred (\(firstRaw) is converted; --prefer jpeg or both to change)") }
+            case .jpeg:
+                for r in raws { jobs[r].action = .skip(reason: "RAW+JPEG pair: JPEG preferred (\(firstJPEG) is converted; --prefer raw or both to change)") }
+            case .both:
+                pairedJPEG.formUnion(jpegs)
+            }
+        }
+        return pairedJPEG
+    }
+
+    /// Capture metadata for `urls`, read in parallel (header reads only), in the same order.
+    static func probe(_ urls: [URL]) -> [ImageMetadata?] {
+        let results = LockedBox([ImageMetadata?](repeating: nil, count: urls.count))
+        Parallel.forEach(urls.count, workers: min(8, max(1, urls.count))) { _, i in
+            let m = CaptureInfoProbe.read(urls[i])
+            results.withLock { $0[i] = m }
+        }
+        return results.withLock { $0 }
+    }
+
+    static func pad(_ n: Int, _ width: Int) -> String {
+        let s = String(n)
+        return String(repeating: "0", count: max(0, width - s.count)) + s
+    }
+}
+
+/// The names taken so far in one plan, and the rules that give a job a free one.
+struct Claims {
+    let owners: [String: String]
+    let exists: (String) -> Bool
+    /// Lower-cased output path → the input that claimed it (case-insensitively, so outputs stay distinct
+    /// when copied to macOS or Windows disks).
+    private var claimed: [String: String] = [:]
+
+    init(owners: [String: String], exists: @escaping (String) -> Bool) {
+        self.owners = owners
+        self.exists = exists
+    }
+
+    /// Whether `path` is on disk and not this input's own earlier output.
+    func foreign(_ path: String, for item: InputItem) -> Bool {
+        exists(path) && owners[path] != item.relativePath
+    }
+
+    mutating func resolve(_ job: PlannedJob, folder: String, name: String, ext: String, policy: CollisionPolicy) -> PlannedJob {
+        var job = job
+        let path = folder + name + "." + ext
+        if let owner = claimed[path.lowercased()] {
+            guard policy == .suffix else {
+                job.action = .fail(reason: "its output \(path) is also the output of \(owner), earlier in the list; use --on-exist suffix, "
+                                   + "or a --name template with {ext} or {index}")
+                return job
+            }
+            return suffixed(job, folder: folder, name: name, ext: ext, because: "\(path) is the output of \(owner)")
+        }
+        if foreign(path, for: job.item) {
+            switch policy {
+            case .skip:
+                claimed[path.lowercased()] = job.item.displayPath
+                job.action = .skip(reason: "\(path) already exists and no earlier LightWork run wrote it from this input: left as it is "
+                                   + "(--on-exist overwrite replaces it, --on-exist suffix writes beside it)")
+                return job
+            case .overwrite:
+                job.notes.append("replaced the existing \(path) (--on-exist overwrite)")
+            case .suffix:
+                return suffixed(job, folder: folder, name: name, ext: ext, because: "\(path) already exists")
+            }
+        }
+        claimed[path.lowercased()] = job.item.displayPath
+        job.action = .convert(output: path)
+        return job
+    }
+
+    private mutating func suffixed(_ job: PlannedJob, folder: String, name: String, ext: String, because why: String) -> PlannedJob {
+        var job = job
+        var n = 2
+        while true {
+            let candidate = folder + name + "-\(n)." + ext
+            if claimed[candidate.lowercased()] == nil && !foreign(candidate, for: job.item) {
+                claimed[candidate.lowercased()] = job.item.displayPath
+                job.action = .convert(output: candidate)
+                job.notes.append("written as \(candidate): \(why) (--on-exist suffix)")
+                return job
+            }
+            n += 1
+        }
+    }
+}

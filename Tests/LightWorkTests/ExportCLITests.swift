@@ -1,0 +1,116 @@
+import Foundation
+import XCTest
+@testable import LightWork
+
+/// The export options through the real `lightwork convert` binary: resize, names, collisions, pairs, JSON events.
+final class ExportCLITests: XCTestCase {
+    /// A shoot folder: two small PNGs in a subfolder and a RAW+JPEG pair (the synthetic DNG and a real JPEG).
+    func makeShoot() throws -> (root: URL, input: URL) {
+        let root = try TestPaths.temporaryDirectory(self)
+        let input = root.appendingPathComponent("shoot")
+        try FileManager.default.createDirectory(at: input.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        let png = try TestPaths.sharedSamples("rgb").appendingPathComponent("iccp-srgb.png")
+        try FileManager.default.copyItem(at: png, to: input.appendingPathComponent("sub/a.png"))
+        try FileManager.default.copyItem(at: png, to: input.appendingPathComponent("sub/b.png"))
+        try FileManager.default.copyItem(at: TestPaths.repoRoot.appendingPathComponent("Samples/scene.dng"),
+                                         to: input.appendingPathComponent("IMG_1.dng"))
+        try FileManager.default.copyItem(at: try TestPaths.sharedSamples("rgb").appendingPathComponent("orientation-1.jpg"),
+                                         to: input.appendingPathComponent("IMG_1.jpg"))
+        return (root, input)
+    }
+
+    static func events(_ stdout: String) throws -> [[String: Any]] {
+        try stdout.split(separator: "\n").map { line in
+            try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
+        }
+    }
+
+    func testResizeNamesPairsAndJSONEvents() throws {
+        let (root, input) = try makeShoot()
+        let out = root.appendingPathComponent("out")
+        let r = try CLIRunner.run(["convert", input.path, "-o", out.path, "--format", "png", "--long-edge", "40",
+                                   "--name", "{index}_{stem}_{camera}", "--json"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let events = try Self.events(r.stdout)
+        XCTAssertEqual(events.first?["event"] as? String, "started")
+        XCTAssertEqual(events.first?["total"] as? Int, 4)
+        XCTAssertEqual(events.compactMap { $0["event"] as? String }, ["started", "converted", "skipped", "converted", "converted", "finished"])
+        let skipped = try XCTUnwrap(events.first { $0["event"] as? String == "skipped" })
+        XCTAssertEqual((skipped["input"] as? String).map { URL(fileURLWithPath: $0).lastPathComponent }, "IMG_1.jpg")
+        XCTAssertTrue((skipped["reason"] as? String)?.hasPrefix("RAW+JPEG pair: RAW preferred") ?? false)
+        let finished = try XCTUnwrap(events.last)
+        XCTAssertEqual(finished["converted"] as? Int, 3)
+        XCTAssertEqual(finished["skipped"] as? Int, 1)
+        XCTAssertEqual(finished["failed"] as? Int, 0)
+
+        // Names: index over the three converted files, camera from the DNG's header, folders mirrored.
+        let manifest = try Manifest.decode(Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        XCTAssertEqual(manifest.entries.compactMap { $0.output?.path }, ["1_IMG_1_lightwork-synthetic.png", "sub/2_a_nocamera.png", "sub/3_b_nocamera.png"])
+        XCTAssertEqual(manifest.settings.resize, "long-edge 40, lanczos3 linear")
+
+        // Sizes: the 1536×1024 DNG shrinks to 40×27; the 57×57 PNGs shrink to 40×40.
+        let dng = try ImageFileReader.read(out.appendingPathComponent("1_IMG_1_lightwork-synthetic.png"))
+        XCTAssertEqual([dng.width, dng.height], [40, 27])
+        let small = try ImageFileReader.read(out.appendingPathComponent("sub/2_a_nocamera.png"))
+        XCTAssertEqual([small.width, small.height], [40, 40])
+        XCTAssertEqual(manifest.entries[0].input.width, 1536, "the manifest's input size is the decoded size")
+        XCTAssertNotNil(manifest.entries[0].timings["resize"])
+    }
+
+    func testExistingFilesAreSkippedThenSuffixedNeverSilently() throws {
+        let (root, input) = try makeShoot()
+        let sub = input.appendingPathComponent("sub")
+        let out = root.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let foreign = out.appendingPathComponent("a.png")
+        try Data("not ours".utf8).write(to: foreign)
+
+        let skip = try CLIRunner.run(["convert", sub.path, "-o", out.path, "--format", "png"])
+        XCTAssertEqual(skip.status, 0, skip.stderr)
+        XCTAssertEqual(try Data(contentsOf: foreign), Data("not ours".utf8), "the default policy leaves a foreign file alone")
+        var manifest = try Manifest.decode(Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        XCTAssertEqual(manifest.entries.map(\.status), [.skipped, .converted])
+        XCTAssertTrue(manifest.entries[0].reason?.contains("a.png already exists") ?? false)
+
+        // A re-run: b.png is this export's own output now (the manifest says so), a.png still is not.
+        let suffix = try CLIRunner.run(["convert", sub.path, "-o", out.path, "--format", "png", "--on-exist", "suffix"])
+        XCTAssertEqual(suffix.status, 0, suffix.stderr)
+        manifest = try Manifest.decode(Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        XCTAssertEqual(manifest.entries.compactMap { $0.output?.path }, ["a-2.png", "b.png"])
+        XCTAssertTrue(manifest.entries[0].notes.contains { $0.contains("written as a-2.png") }, "the manifest says it was renamed")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.appendingPathComponent("b-2.png").path), "own outputs are not suffixed")
+
+        let overwrite = try CLIRunner.run(["convert", sub.path, "-o", out.path, "--format", "png", "--on-exist", "overwrite"])
+        XCTAssertEqual(overwrite.status, 0, overwrite.stderr)
+        XCTAssertNotEqual(try Data(contentsOf: foreign), Data("not ours".utf8))
+        XCTAssertNoThrow(try ImageFileReader.read(foreign))
+    }
+
+    func testUsageErrorsTouchNothing() throws {
+        let (root, input) = try makeShoot()
+        let out = root.appendingPathComponent("out")
+        for args in [["--name", "../{stem}"], ["--name", "{nope}"], ["--on-exist", "rename"], ["--prefer", "tiff"],
+                     ["--scale", "2"], ["--long-edge", "100", "--scale", "0.5"], ["--long-edge", "0"]] {
+            let r = try CLIRunner.run(["convert", input.path, "-o", out.path] + args)
+            XCTAssertEqual(r.status, 2, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("lightwork convert:"), r.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), "\(args) created the output folder")
+        }
+    }
+
+    func testIncludeExcludeAndPlainLogLines() throws {
+        let (root, input) = try makeShoot()
+        let out = root.appendingPathComponent("out")
+        let r = try CLIRunner.run(["convert", input.path, "-o", out.path, "--format", "png", "--include", "*.png", "--exclude", "b.*"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        // Not a terminal: one plain line per file, no live-line escape codes.
+        XCTAssertTrue(r.stderr.contains("[1/1] \(input.path)/sub/a.png -> sub/a.png"), r.stderr)
+        XCTAssertFalse(r.stderr.contains("\u{1B}["), "no terminal codes when stderr is not a terminal")
+        let manifest = try Manifest.decode(Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        XCTAssertEqual(manifest.entries.map(\.input.relativePath), ["sub/a.png"])
+
+        let none = try CLIRunner.run(["convert", input.path, "-o", out.path, "--include", "*.nef"])
+        XCTAssertEqual(none.status, 1)
+        XCTAssertTrue(none.stderr.contains("--include/--exclude"), none.stderr)
+    }
+}
