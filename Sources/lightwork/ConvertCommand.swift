@@ -39,7 +39,7 @@ enum ConvertCommand {
         OptionSpec(name: "quiet", value: nil, help: "only errors", short: "q"),
         OptionSpec(name: "verbose", value: nil, help: "timings and notes per file", short: "v"),
         OptionSpec(name: "help", value: nil, help: "this text", short: "h"),
-    ]
+    ] + BatchArguments.specs
 
     static let help = """
     Usage: lightwork convert [options] INPUT... -o OUTDIR
@@ -57,7 +57,10 @@ enum ConvertCommand {
     Options:
     \(CommandLineParser.help(specs))
 
-    Exit status: 0 every input converted, 1 some input failed (the rest still converted), 2 usage error.
+    \(BatchArguments.help)
+
+    Exit status: 0 every input converted or skipped, 1 some input failed (the rest still converted),
+    2 usage error, 130/143 interrupted by SIGINT/SIGTERM.
 
     Examples:
       lightwork convert shoot/ -o export/                       16-bit sRGB TIFFs of a whole folder
@@ -71,6 +74,7 @@ enum ConvertCommand {
         let options: ConvertOptions
         let manifestURL: URL
         let rules: PlanRules
+        let batch: BatchConfiguration
         do {
             parsed = try CommandLineParser.parse(args, specs: specs)
             if parsed.has("help") { print(help); return 0 }
@@ -78,7 +82,9 @@ enum ConvertCommand {
             guard !parsed.positionals.isEmpty else { throw LightWorkError.usage("convert needs at least one INPUT file or folder") }
             options = try makeOptions(parsed, outputDirectory: URL(fileURLWithPath: out))
             rules = try ExportArguments.rules(parsed, options: options)
-            manifestURL = parsed.value("manifest").map { URL(fileURLWithPath: $0) } ?? options.outputDirectory.appendingPathComponent("manifest.json")
+            batch = try BatchArguments.configuration(parsed, convertArguments: args)
+            manifestURL = parsed.value("manifest").map { URL(fileURLWithPath: $0) }
+                ?? options.outputDirectory.appendingPathComponent(batch.shard?.manifestFileName ?? "manifest.json")
             if let t = parsed.value("threads") {
                 guard let n = Int(t), n >= 1 else { throw LightWorkError.usage("--threads takes a whole number ≥ 1, not '\(t)'") }
                 Parallel.threads = n
@@ -96,7 +102,8 @@ enum ConvertCommand {
                                             : "no images found in \(parsed.positionals.joined(separator: ", "))")
             return 1
         }
-        let runner = BatchRunner(converter: FileConverter(options: options), manifestURL: manifestURL)
+        let runner = BatchRunner(converter: FileConverter(options: options), manifestURL: manifestURL, configuration: batch)
+        runner.onNotice = { console.info($0) }
         var meter = ProgressMeter(total: plan.jobs.count)
         var manifestFailed = false
         let manifest = runner.run(plan.jobs, onEvent: { event in
@@ -124,7 +131,8 @@ enum ConvertCommand {
         console.result("\(s.converted) converted, \(s.skipped) skipped, \(s.failed) failed -> \(options.outputDirectory.path)"
                        + (s.skipped > 0 && console.mode != .verbose ? " (why: the manifest, or --verbose)" : ""))
         if !manifestFailed { console.result("manifest: \(manifestURL.path)") }
-        return s.failed > 0 || manifestFailed ? 1 : 0
+        if let signal = runner.interruptSignal { return 128 + signal }
+        return s.failed > 0 || manifestFailed || runner.stopReason != nil ? 1 : 0
     }
 
     /// One file's outcome: an error line, a plain log line (not on a terminal), a JSON event, the live line.

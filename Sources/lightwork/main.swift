@@ -12,6 +12,7 @@ Commands:
   info FILE...                 show what the decoder sees (camera, size, CFA, levels, white balance)
   films [unlock|sync]          the film catalog, what is unlocked, and unlocking packs
   filters                      every filter of the chain with its range and meaning
+  manifest merge M... -o OUT   join the manifests of sharded runs (convert --shard K/N)
 
 Options:
   --version                    LightWork's version and the linked libraries' versions
@@ -28,6 +29,8 @@ case "convert": status = ConvertCommand.run(arguments)
 case "info": status = InfoCommand.run(arguments)
 case "films": status = FilmsCommand.run(arguments)
 case "filters": status = FiltersCommand.run(arguments)
+case "manifest": status = ManifestCommand.run(arguments)
+case "worker": status = WorkerCommand.run(arguments)   // hidden: started by convert
 case "--version", "version":
     print("lightwork \(LightWorkVersion.current)")
     for (name, version) in LightWorkVersion.libraries.sorted(by: { $0.key < $1.key }) { print("  \(name) \(version)") }

@@ -45,3 +45,44 @@ struct CLIRunner {
         return Result(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
     }
 }
+
+extension CLIRunner {
+    /// A `lightwork` run in the background (stdout and stderr to files in `logs`), for tests that signal it.
+    final class Background {
+        let process: Process
+        let stdoutURL: URL
+        let stderrURL: URL
+
+        init(_ args: [String], environment: [String: String] = [:], logs: URL) throws {
+            process = Process()
+            process.executableURL = CLIRunner.binary
+            process.arguments = args
+            var env = ProcessInfo.processInfo.environment
+            for (k, v) in environment { env[k] = v }
+            process.environment = env
+            let tag = UUID().uuidString.prefix(8)
+            stdoutURL = logs.appendingPathComponent("stdout-\(tag).txt")
+            stderrURL = logs.appendingPathComponent("stderr-\(tag).txt")
+            FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
+            FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+            process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
+            process.standardError = try FileHandle(forWritingTo: stderrURL)
+            try process.run()
+        }
+
+        /// Sends `signal` to the lightwork process (only that process, by its id).
+        func send(_ signal: Int32) { _ = kill(process.processIdentifier, signal) }
+
+        /// Waits for the process to end (at most `seconds`, then kills it) and returns its result.
+        func finish(within seconds: Double) -> CLIRunner.Result {
+            let deadline = Date().addingTimeInterval(seconds)
+            while process.isRunning, Date() < deadline { usleep(20_000) }
+            if process.isRunning { send(SIGKILL) }
+            process.waitUntilExit()
+            let out = (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? ""
+            let err = (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""
+            let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+            return CLIRunner.Result(status: status, stdout: out, stderr: err)
+        }
+    }
+}

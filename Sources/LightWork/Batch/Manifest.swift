@@ -12,6 +12,10 @@ public struct Manifest: Codable, Sendable, Equatable {
     /// ISO 8601 (UTC) times of the run; excluded when comparing runs.
     public var startedAt: String
     public var finishedAt: String?
+    /// True when the run was stopped by SIGINT/SIGTERM before every input was done (then `finishedAt` is absent).
+    public var interrupted: Bool?
+    /// The slice of the input set this run converted (`--shard K/N`); absent for a whole run and in merged manifests.
+    public var shard: ShardInfo?
     /// Host that produced it; excluded when comparing runs.
     public var host: String
     /// The resolved settings every entry was produced with.
@@ -25,6 +29,17 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var name = "lightwork"
         public var version: String
         public var libraries: [String: String]
+    }
+
+    /// Which of N deterministic slices of the inputs a run took (see `Shard`).
+    public struct ShardInfo: Codable, Sendable, Equatable {
+        public var index: Int
+        public var count: Int
+
+        public init(index: Int, count: Int) {
+            self.index = index
+            self.count = count
+        }
     }
 
     public struct Summary: Codable, Sendable, Equatable {
@@ -65,6 +80,9 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var path: String
         /// Path relative to the input root (a folder input) or the file name: stable across machines.
         public var relativePath: String
+        /// Position (from 1) in the run's whole input list, before any sharding: orders entries the same way
+        /// whether one process or many shards produced them.
+        public var index: Int?
         public var size: Int?
         public var sha256: String?
         /// "raw" or "rgb".

@@ -1,0 +1,62 @@
+import Foundation
+
+/// Joins the manifests of shards (`--shard K/N`) into one that describes the whole batch as a single run
+/// would: same settings, entries in input order, summary recomputed. Refuses manifests made with different
+/// settings or tool versions; reports shards that are missing, interrupted, or have failed entries.
+public enum ManifestMerge {
+    public struct Result: Sendable {
+        public var manifest: Manifest
+        /// Shard indices of 0..<N for which no manifest was given.
+        public var missingShards: [Int]
+        /// N, when the inputs were shard manifests.
+        public var shardCount: Int?
+        /// Names of the manifests whose run was interrupted.
+        public var interrupted: [String]
+        public var failed: [Manifest.Entry]
+
+        /// True when the merged manifest describes a complete batch with no failure.
+        public var isComplete: Bool { missingShards.isEmpty && interrupted.isEmpty && failed.isEmpty }
+    }
+
+    /// `manifests`: (a name for messages, the manifest).
+    public static func merge(_ manifests: [(name: String, manifest: Manifest)]) throws(LightWorkError) -> Result {
+        guard let first = manifests.first else { throw LightWorkError.usage("manifest merge needs at least one manifest") }
+        for (name, m) in manifests.dropFirst() {
+            guard m.settingsDigest == first.manifest.settingsDigest, m.tool.version == first.manifest.tool.version else {
+                throw LightWorkError.usage("\(name) was made with other settings or another LightWork version than \(first.name) (settings digest \(m.settingsDigest.prefix(12))… vs \(first.manifest.settingsDigest.prefix(12))…): such runs cannot be merged")
+            }
+        }
+        let shards = manifests.compactMap { $0.manifest.shard }
+        var shardCount: Int?
+        var missing: [Int] = []
+        if !shards.isEmpty {
+            guard shards.count == manifests.count, let n = shards.first?.count, shards.allSatisfy({ $0.count == n }) else {
+                throw LightWorkError.usage("the manifests mix different shard counts (or shard and whole-run manifests): \(manifests.map { "\($0.name)=\($0.manifest.shard.map { "\($0.index)/\($0.count)" } ?? "whole")" }.joined(separator: ", "))")
+            }
+            var seen: [Int: String] = [:]
+            for (name, m) in manifests {
+                let k = m.shard!.index
+                if let other = seen[k] { throw LightWorkError.usage("shard \(k)/\(n) is given twice: \(other) and \(name)") }
+                seen[k] = name
+            }
+            shardCount = n
+            missing = (0..<n).filter { seen[$0] == nil }
+        }
+
+        var merged = first.manifest
+        merged.shard = nil
+        merged.startedAt = manifests.map(\.manifest.startedAt).min() ?? first.manifest.startedAt
+        let finished = manifests.map(\.manifest.finishedAt)
+        merged.finishedAt = finished.contains(where: { $0 == nil }) || !missing.isEmpty ? nil : finished.compactMap { $0 }.max()
+        let interrupted = manifests.filter { $0.manifest.interrupted == true }.map(\.name)
+        merged.interrupted = interrupted.isEmpty && missing.isEmpty ? nil : true
+        merged.host = Array(Set(manifests.map(\.manifest.host))).sorted().joined(separator: ", ")
+        merged.entries = manifests.flatMap(\.manifest.entries).enumerated().sorted { a, b in
+            let ka = a.element.input.index ?? Int.max, kb = b.element.input.index ?? Int.max
+            return ka != kb ? ka < kb : a.offset < b.offset
+        }.map(\.element)
+        merged.updateSummary()
+        return Result(manifest: merged, missingShards: missing, shardCount: shardCount, interrupted: interrupted,
+                      failed: merged.entries.filter { $0.status == .failed })
+    }
+}

@@ -1,0 +1,157 @@
+import CShims
+import Foundation
+
+/// How to start a worker: `executable arguments…` (normally `lightwork worker <the convert arguments>`),
+/// with `environment` laid over the parent's.
+public struct WorkerLaunch: Sendable {
+    public var executable: String
+    public var arguments: [String]
+    public var environment: [String: String]
+
+    public init(executable: String, arguments: [String], environment: [String: String] = [:]) {
+        self.executable = executable
+        self.arguments = arguments
+        self.environment = environment
+    }
+
+    /// The environment variable through which a worker learns its parent's pid (for the parent-death signal).
+    public static let parentVariable = "LIGHTWORK_WORKER_PARENT"
+}
+
+/// How a worker process ended.
+enum WorkerTermination: Equatable {
+    case exited(Int32)
+    case signaled(Int32)
+
+    init(waitStatus s: Int32) {
+        // WIFEXITED / WTERMSIG are macros Swift cannot import.
+        let low = s & 0x7f
+        self = low == 0 ? .exited((s >> 8) & 0xff) : .signaled(low)
+    }
+}
+
+/// One child process serving jobs over pipes: the parent writes `WorkerJob` lines to its stdin and reads
+/// `WorkerReply` lines from its stdout. Pipes are close-on-exec in the parent, so no worker holds another's
+/// ends; workers run in their own process group, so a terminal's Ctrl-C reaches only the parent.
+final class WorkerProcess {
+    let pid: pid_t
+    private var input: Int32
+    /// Read end of the worker's stdout (non-blocking; poll it).
+    let output: Int32
+    private var buffer: [UInt8] = []
+    private(set) var atEnd = false
+
+    /// The job in flight, when it was sent and the memory it was budgeted.
+    var job: WorkerJob?
+    var jobStarted = DispatchTime.now()
+    var jobEstimate = 0
+    var filesDone = 0
+    var maxRSSKiB = 0
+
+    init(launch: WorkerLaunch) throws {
+        var toChild: [Int32] = [-1, -1], fromChild: [Int32] = [-1, -1]
+        guard lw_batch_pipe(&toChild, O_CLOEXEC) == 0 else { throw WorkerProcess.failure("pipe") }
+        guard lw_batch_pipe(&fromChild, O_CLOEXEC) == 0 else {
+            close(toChild[0]); close(toChild[1])
+            throw WorkerProcess.failure("pipe")
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for s in [SIGPIPE, SIGINT, SIGTERM] { sigaddset(&defaults, s) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in launch.environment { env[k] = v }
+        env[WorkerLaunch.parentVariable] = String(getpid())
+        let argv = ([launch.executable] + launch.arguments).map { strdup($0) } + [nil]
+        let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var child: pid_t = 0
+        let rc = posix_spawn(&child, launch.executable, &actions, &attributes, argv, envp)
+        close(toChild[0])
+        close(fromChild[1])
+        guard rc == 0 else {
+            close(toChild[1]); close(fromChild[0])
+            throw LightWorkError.workerCrashed("cannot start a worker process \(launch.executable): \(String(cString: strerror(rc)))")
+        }
+        pid = child
+        input = toChild[1]
+        output = fromChild[0]
+        _ = fcntl(output, F_SETFL, fcntl(output, F_GETFL) | O_NONBLOCK)
+    }
+
+    /// Sends one job; throws when the worker is gone (EPIPE: SIGPIPE is ignored while a pool runs).
+    func send(_ job: WorkerJob) throws {
+        let line = try WorkerLine.encode(job)
+        try line.withUnsafeBytes { raw in
+            var p = raw.baseAddress!
+            var left = raw.count
+            while left > 0 {
+                let n = write(input, p, left)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw WorkerProcess.failure("write to worker")
+                }
+                p += n
+                left -= n
+            }
+        }
+        self.job = job
+        jobStarted = DispatchTime.now()
+    }
+
+    /// Reads what the worker has written so far and returns the complete lines; sets `atEnd` at EOF.
+    func readLines() -> [Data] {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = read(output, &chunk, chunk.count)
+            if n > 0 { buffer += chunk[0..<n]; continue }
+            if n == 0 { atEnd = true }
+            if n < 0 && errno == EINTR { continue }
+            break
+        }
+        var lines: [Data] = []
+        while let nl = buffer.firstIndex(of: 0x0A) {
+            lines.append(Data(buffer[..<nl]))
+            buffer.removeSubrange(...nl)
+        }
+        return lines
+    }
+
+    /// Closes the worker's stdin: it exits after its current job.
+    func closeInput() {
+        if input >= 0 { close(input); input = -1 }
+    }
+
+    /// Ends the worker at once.
+    func kill() { _ = Glibc.kill(pid, SIGKILL) }
+
+    /// Waits for the process to end and releases its pipes.
+    func wait() -> WorkerTermination {
+        closeInput()
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        close(output)
+        return WorkerTermination(waitStatus: status)
+    }
+
+    private static func failure(_ what: String) -> LightWorkError {
+        .workerCrashed("\(what) failed: \(String(cString: strerror(errno)))")
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import LightWork
+
+/// The `convert` flags that decide how a batch runs (jobs, isolation, memory, time limit, resume, shards),
+/// as opposed to what it produces; none of them changes an output byte.
+enum BatchArguments {
+    static let specs: [OptionSpec] = [
+        OptionSpec(name: "jobs", value: "N", help: "files converted at once, each in a worker process (default: the number of cores)", short: "j"),
+        OptionSpec(name: "max-memory", value: "SIZE", help: "memory budget for the files in flight: 8G, 512M, 40% (default 50% of RAM)"),
+        OptionSpec(name: "timeout", value: "SECONDS", help: "time limit per file: it fails and its worker is replaced (default 300; 0 = none)"),
+        OptionSpec(name: "force", value: nil, help: "convert every input again, even those the manifest shows complete"),
+        OptionSpec(name: "no-isolation", value: nil, help: "convert in this process, one file at a time (debugging: a decoder crash ends the run)"),
+        OptionSpec(name: "shard", value: "K/N|auto", help: "convert only slice K (from 0) of N, by a hash of each input's relative path; auto reads Slurm, Kubernetes or AWS Batch array variables"),
+        OptionSpec(name: "shard-count", value: "N", help: "N for --shard auto where the scheduler gives only an index (Kubernetes, AWS Batch)"),
+    ]
+
+    static let help = """
+    Batches: files run in worker processes (--jobs, default one per core; each LibRaw decode is single-threaded
+    and the engine gets cores/jobs threads), so a decoder crash costs only its file ("decoder crashed: signal 11
+    (SIGSEGV)") and a file over --timeout is stopped. A second run of the same command skips every input whose
+    output the manifest proves complete (same input SHA-256, settings and version, output present with its
+    recorded SHA-256); --force redoes all. Ctrl-C or SIGTERM stops starting files, lets those in flight finish
+    (20 s at most; interrupt again to abandon them), writes the manifest and exits 130 or 143; the next run
+    completes the batch. With --shard K/N the manifest is OUTDIR/manifest.shard-K-of-N.json; join the shards'
+    manifests with 'lightwork manifest merge'.
+    """
+
+    /// The batch configuration from the flags; `convertArguments` (the command's own arguments) are handed
+    /// to every worker so that each builds exactly the options this process built.
+    static func configuration(_ p: ParsedArguments, convertArguments: [String]) throws -> BatchConfiguration {
+        var c = BatchConfiguration()
+        c.handleSignals = true
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        c.jobs = cores
+        if let j = p.value("jobs") {
+            guard let n = Int(j), n >= 1 else { throw LightWorkError.usage("--jobs takes a whole number ≥ 1, not '\(j)'") }
+            c.jobs = n
+        }
+        if let t = p.value("timeout") {
+            guard let s = Double(t), s >= 0, s.isFinite else { throw LightWorkError.usage("--timeout takes seconds ≥ 0, not '\(t)'") }
+            c.timeout = s == 0 ? nil : s
+        }
+        c.memoryBudget = try p.value("max-memory").map { try MemoryBudget.parse($0) } ?? MemoryBudget.defaultBudget()
+        c.force = p.has("force")
+        var shardCount: Int?
+        if let n = p.value("shard-count") {
+            guard let v = Int(n), v >= 1 else { throw LightWorkError.usage("--shard-count takes a whole number ≥ 1, not '\(n)'") }
+            shardCount = v
+        }
+        if let s = p.value("shard") {
+            c.shard = s == "auto" ? try Shard.fromEnvironment(ProcessInfo.processInfo.environment, count: shardCount) : try Shard.parse(s)
+        } else if shardCount != nil {
+            throw LightWorkError.usage("--shard-count goes with --shard auto")
+        }
+        if p.has("no-isolation") {
+            c.isolation = .inProcess
+            c.jobs = 1
+        } else {
+            // Each worker's engine gets an equal share of the cores; a user's --threads wins (last value counts).
+            var arguments = ["worker"] + convertArguments
+            if p.value("threads") == nil { arguments += ["--threads", String(max(1, cores / c.jobs))] }
+            c.isolation = .workers(WorkerLaunch(executable: executablePath(), arguments: arguments,
+                                                environment: ["OMP_NUM_THREADS": "1", "SWIFT_BACKTRACE": "enable=no"]))
+        }
+        return c
+    }
+
+    /// This program's own file, for starting workers.
+    static func executablePath() -> String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+}

@@ -1,0 +1,264 @@
+import Foundation
+import XCTest
+@testable import LightWork
+
+/// The real `lightwork convert` binary over a folder of real and generated files with one corrupt file:
+/// failures, re-runs, crashes, time limits, signals, kill -9, job counts and shards.
+final class BatchIntegrationTests: XCTestCase {
+    private func convert(_ input: URL, _ out: URL, _ extra: [String] = [], environment: [String: String] = [:]) throws -> CLIRunner.Result {
+        try CLIRunner.run(["convert", input.path, "-o", out.path] + extra, environment: environment)
+    }
+
+    /// Exit 1, every other output valid, the corrupt file failed; a second run skips everything and rewrites nothing.
+    func testCorruptFileFailsTheRestConvertAndARerunSkipsEverything() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let input = try BatchFixture.inputs(in: dir)
+        let out = dir.appendingPathComponent("out")
+        let total = BatchFixture.inputCount(input)
+
+        let first = try convert(input, out, ["--jobs", "2"])
+        XCTAssertEqual(first.status, 1, first.stderr)
+        let m1 = try BatchFixture.manifest(out.appendingPathComponent("manifest.json"))
+        XCTAssertEqual(m1.entries.count, total)
+        XCTAssertEqual(m1.entries.map(\.input.index), Array(1...total).map { Optional($0) }, "entries in input order")
+        XCTAssertEqual(m1.summary.converted, total - 1)
+        let broken = try XCTUnwrap(m1.entries.first { $0.input.relativePath == BatchFixture.corrupt })
+        XCTAssertEqual(broken.status, .failed)
+        XCTAssertNil(broken.output)
+        XCTAssertTrue(first.stderr.contains(BatchFixture.corrupt), first.stderr)
+        try BatchFixture.assertOutputsValid(m1, in: out)
+        XCTAssertNotNil(m1.finishedAt)
+        XCTAssertNil(m1.interrupted)
+        XCTAssertEqual(BatchFixture.temporaries(under: out), [])
+        let times = try BatchFixture.modificationTimes(under: out)
+        XCTAssertEqual(times.count, total - 1)
+
+        let second = try convert(input, out, ["--jobs", "2"])
+        XCTAssertEqual(second.status, 1, "the corrupt file is tried again and fails again: \(second.stderr)")
+        let m2 = try BatchFixture.manifest(out.appendingPathComponent("manifest.json"))
+        XCTAssertEqual(m2.entries.count, total, "the re-run's manifest describes every file")
+        XCTAssertEqual(m2.summary.skipped, total - 1)
+        XCTAssertEqual(m2.summary.converted, 0)
+        for e in m2.entries where e.status == .skipped {
+            let before = try XCTUnwrap(m1.entries.first { $0.input.relativePath == e.input.relativePath })
+            XCTAssertEqual(e.reason, "already converted (unchanged input and settings)")
+            XCTAssertEqual(e.output, before.output, "a skipped entry carries the earlier output record")
+            XCTAssertEqual(e.input.sha256, before.input.sha256)
+        }
+        XCTAssertEqual(try BatchFixture.modificationTimes(under: out), times, "nothing rewritten")
+    }
+
+    /// A changed recipe redoes every file (new settings digest); --force redoes all; an unchanged re-run skips.
+    func testChangedSettingsRedoEveryFileAndForceRedoesAll() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let input = try BatchFixture.inputs(in: dir, generated: 3, real: false)
+        let out = dir.appendingPathComponent("out")
+        let manifestURL = out.appendingPathComponent("manifest.json")
+        let total = BatchFixture.inputCount(input)
+
+        XCTAssertEqual(try convert(input, out).status, 1)
+        let neutral = try BatchFixture.outputDigests(under: out)
+        let r = try convert(input, out, ["--set", "contrast=30"])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        let m = try BatchFixture.manifest(manifestURL)
+        XCTAssertEqual(m.summary.converted, total - 1, "new settings: nothing reusable")
+        let contrasted = try BatchFixture.outputDigests(under: out)
+        XCTAssertEqual(Set(contrasted.keys), Set(neutral.keys))
+        for (path, digest) in contrasted { XCTAssertNotEqual(digest, neutral[path], "\(path) was redone with the new recipe") }
+
+        XCTAssertEqual(try BatchFixture.manifest(manifestURL).settingsDigest, m.settingsDigest)
+        _ = try convert(input, out, ["--set", "contrast=30"])
+        XCTAssertEqual(try BatchFixture.manifest(manifestURL).summary.skipped, total - 1)
+        _ = try convert(input, out, ["--set", "contrast=30", "--force"])
+        let forced = try BatchFixture.manifest(manifestURL)
+        XCTAssertEqual(forced.summary.converted, total - 1, "--force redoes all")
+        XCTAssertEqual(try BatchFixture.outputDigests(under: out), contrasted, "and gets the same bytes")
+    }
+
+    /// Output bytes and manifest content do not depend on the number of jobs or on worker isolation.
+    func testOneJobTwoJobsAndInProcessGiveIdenticalOutputs() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let input = try BatchFixture.inputs(in: dir, generated: 3)
+        var digests: [[String: String]] = []
+        var manifests: [Manifest] = []
+        for (name, flags) in [("one", ["--jobs", "1"]), ("two", ["--jobs", "2"]), ("inproc", ["--no-isolation"])] {
+            let out = dir.appendingPathComponent(name)
+            XCTAssertEqual(try convert(input, out, flags).status, 1)
+            digests.append(try BatchFixture.outputDigests(under: out))
+            manifests.append(BatchFixture.normalized(try BatchFixture.manifest(out.appendingPathComponent("manifest.json"))))
+        }
+        XCTAssertEqual(digests[0].count, BatchFixture.inputCount(input) - 1)
+        XCTAssertEqual(digests[0], digests[1], "--jobs 1 vs --jobs 2")
+        XCTAssertEqual(digests[0], digests[2], "worker vs in-process")
+        XCTAssertEqual(manifests[0], manifests[1])
+        XCTAssertEqual(manifests[0], manifests[2])
+    }
+
+    /// A decoder crash (SIGSEGV in the worker, through the test hook) costs that file only.
+    func testDecoderCrashCostsOnlyThatFile() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let input = try BatchFixture.inputs(in: dir, generated: 4)
+        let out = dir.appendingPathComponent("out")
+        let r = try convert(input, out, ["--jobs", "2"], environment: [WorkerLoop.crashHookVariable: "sub/gen-2"])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        let m = try BatchFixture.manifest(out.appendingPathComponent("manifest.json"))
+        let crashed = try XCTUnwrap(m.entries.first { $0.input.relativePath == "sub/gen-2.dng" })
+        XCTAssertEqual(crashed.status, .failed)
+        XCTAssertEqual(crashed.reason, "decoder crashed: signal 11 (SIGSEGV)")
+        XCTAssertTrue(r.stderr.contains("decoder crashed: signal 11 (SIGSEGV)"), r.stderr)
+        XCTAssertEqual(m.summary.failed, 2, "the crash and the corrupt file")
+        XCTAssertEqual(m.summary.converted, BatchFixture.inputCount(input) - 2, "every file after the crash converted too")
+        try BatchFixture.assertOutputsValid(m, in: out)
+        XCTAssertEqual(BatchFixture.temporaries(under: out), [])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.appendingPathComponent("sub/gen-2.tif").path))
+    }
+
+    /// A file past --timeout fails with the reason; its worker is replaced and the rest convert.
+    func testFileOverTheTimeLimitFailsAndTheBatchGoesOn() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let input = try BatchFixture.inputs(in: dir, generated: 3, real: false)
+        let out = dir.appendingPathComponent("out")
+        let start = Date()
+        let r = try convert(input, out, ["--jobs", "2", "--timeout", "4"], environment: [WorkerLoop.hangHookVariable: "gen-1"])
+        XCTAssertLessThan(Date().timeIntervalSince(start), 25)
+        XCTAssertEqual(r.status, 1, r.stderr)
+        let m = try BatchFixture.manifest(out.appendingPathComponent("manifest.json"))
+        let hung = try XCTUnwrap(m.entries.first { $0.input.relativePath == "gen-1.dng" })
+        XCTAssertEqual(hung.status, .failed)
+        XCTAssertEqual(hung.reason?.hasPrefix("timed out"), true, hung.reason ?? "")
+        XCTAssertEqual(m.summary.converted, BatchFixture.inputCount(input) - 2)
+        try BatchFixture.assertOutputsValid(m, in: out)
+    }
+
+    /// SIGTERM: the file in flight finishes, the manifest is written (interrupted, no finish time), exit 143;
+    /// the next run skips what was done and completes the batch.
+    func testSIGTERMStopsWithAValidManifestAndTheNextRunCompletes() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let input = try BatchFixture.inputs(in: dir, generated: 6)
+        let out = dir.appendingPathComponent("out")
+        let manifestURL = out.appendingPathComponent("manifest.json")
+        let total = BatchFixture.inputCount(input)
+        let run = try CLIRunner.Background(["convert", input.path, "-o", out.path, "--jobs", "1"], logs: dir)
+        // The corrupt file comes first in input order and fails at once; the 4-MP CRW after it takes over a
+        // second, so it is in flight a moment later.
+        XCTAssertNotNil(BatchFixture.waitForManifest(manifestURL, entries: 1, seconds: 20))
+        usleep(400_000)
+        run.send(SIGTERM)
+        let r = run.finish(within: 30)
+        XCTAssertEqual(r.status, 143, r.stderr)
+        let m = try BatchFixture.manifest(manifestURL)
+        XCTAssertEqual(m.interrupted, true)
+        XCTAssertNil(m.finishedAt)
+        XCTAssertGreaterThanOrEqual(m.entries.count, 2, "the file in flight was finished")
+        XCTAssertTrue(r.stderr.contains("interrupted: finishing 1 file(s) in flight"), r.stderr)
+        XCTAssertLessThan(m.entries.count, total)
+        try BatchFixture.assertOutputsValid(m, in: out)
+        XCTAssertEqual(BatchFixture.temporaries(under: out), [])
+
+        let again = try convert(input, out)
+        XCTAssertEqual(again.status, 1, again.stderr)
+        let done = try BatchFixture.manifest(manifestURL)
+        XCTAssertEqual(done.entries.count, total)
+        XCTAssertEqual(done.summary.skipped, m.summary.converted)
+        XCTAssertNil(done.interrupted)
+        try BatchFixture.assertOutputsValid(done, in: out)
+    }
+
+    /// kill -9 halfway: no incomplete file under a final name; the next run removes the temporaries and completes.
+    func testSIGKILLHalfwayLeavesNoPartialOutputAndTheNextRunCompletes() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let input = try BatchFixture.inputs(in: dir, generated: 6)
+        let out = dir.appendingPathComponent("out")
+        let manifestURL = out.appendingPathComponent("manifest.json")
+        let run = try CLIRunner.Background(["convert", input.path, "-o", out.path, "--jobs", "2"], logs: dir)
+        XCTAssertNotNil(BatchFixture.waitForManifest(manifestURL, entries: 2, seconds: 20))
+        run.send(SIGKILL)
+        XCTAssertEqual(run.finish(within: 10).status, 128 + SIGKILL)
+        usleep(200_000)     // the workers die with their parent (PDEATHSIG)
+        for path in try BatchFixture.outputDigests(under: out).keys {
+            XCTAssertNoThrow(try ImageFileReader.read(out.appendingPathComponent(path)), "\(path) is complete")
+        }
+        XCTAssertNoThrow(try BatchFixture.manifest(manifestURL), "the manifest is valid JSON")
+
+        let r = try convert(input, out, ["--jobs", "2"])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        let m = try BatchFixture.manifest(manifestURL)
+        XCTAssertEqual(m.entries.count, BatchFixture.inputCount(input))
+        XCTAssertEqual(m.summary.failed, 1)
+        try BatchFixture.assertOutputsValid(m, in: out)
+        XCTAssertEqual(BatchFixture.temporaries(under: out), [])
+    }
+
+    /// A run removes temporaries of its own outputs that a killed run left, and no one else's
+    /// (another shard may be writing into the same folder).
+    func testStaleTemporariesOfThisRunAreRemovedOthersKept() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let input = try BatchFixture.inputs(in: dir, generated: 2, real: false)
+        let out = dir.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: out.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        let stale = [".gen-1.tif.lwtmp-999999-1", "sub/.gen-2.tif.lwtmp-12-7", ".manifest.json.lwtmp-5-2"]
+        let foreign = [".elsewhere.tif.lwtmp-999999-1", "gen-1.tif.lwtmp-notours"]
+        for p in stale + foreign { try Data("partial".utf8).write(to: out.appendingPathComponent(p)) }
+        let r = try convert(input, out)
+        XCTAssertEqual(r.status, 1, r.stderr)
+        for p in stale { XCTAssertFalse(FileManager.default.fileExists(atPath: out.appendingPathComponent(p).path), p) }
+        for p in foreign { XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent(p).path), p) }
+    }
+
+    /// Shards 0/3, 1/3, 2/3 into one folder produce exactly the single run's outputs, and their merged
+    /// manifest equals the single run's in everything but timings, host and times.
+    func testThreeShardsEqualTheSingleRun() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let input = try BatchFixture.inputs(in: dir, generated: 4)
+        let single = dir.appendingPathComponent("single")
+        let sharded = dir.appendingPathComponent("sharded")
+        XCTAssertEqual(try convert(input, single, ["--jobs", "2"]).status, 1)
+
+        var shardFiles: [String] = []
+        var counts: [Int] = []
+        for k in 0..<3 {
+            let r = try convert(input, sharded, ["--shard", "\(k)/3", "--jobs", "1"])
+            XCTAssertTrue([0, 1].contains(r.status), r.stderr)
+            let url = sharded.appendingPathComponent("manifest.shard-\(k)-of-3.json")
+            let m = try BatchFixture.manifest(url)
+            XCTAssertEqual(m.shard, Manifest.ShardInfo(index: k, count: 3))
+            counts.append(m.entries.count)
+            shardFiles.append(url.path)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: sharded.appendingPathComponent("manifest.json").path), "shards never write manifest.json")
+        XCTAssertEqual(counts.reduce(0, +), BatchFixture.inputCount(input))
+        XCTAssertGreaterThan(counts.filter { $0 > 0 }.count, 1, "the inputs spread over more than one shard")
+        XCTAssertEqual(try BatchFixture.outputDigests(under: sharded), try BatchFixture.outputDigests(under: single))
+
+        let mergedURL = dir.appendingPathComponent("merged.json")
+        let merge = try CLIRunner.run(["manifest", "merge"] + shardFiles + ["-o", mergedURL.path])
+        XCTAssertEqual(merge.status, 1, "the corrupt file failed: \(merge.stderr)")
+        XCTAssertTrue(merge.stderr.contains(BatchFixture.corrupt), merge.stderr)
+        let merged = try BatchFixture.manifest(mergedURL)
+        let reference = try BatchFixture.manifest(single.appendingPathComponent("manifest.json"))
+        XCTAssertEqual(BatchFixture.normalized(merged), BatchFixture.normalized(reference))
+
+        let partial = try CLIRunner.run(["manifest", "merge", shardFiles[0], shardFiles[2], "-o", dir.appendingPathComponent("partial.json").path])
+        XCTAssertEqual(partial.status, 1)
+        XCTAssertTrue(partial.stderr.contains("shard 1/3 is missing"), partial.stderr)
+    }
+
+    /// --shard auto takes the Slurm array task's slice and names its manifest after it; without a scheduler it fails clearly.
+    func testShardAutoFromSlurmEnvironment() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let input = try BatchFixture.inputs(in: dir, generated: 2, real: false)
+        let out = dir.appendingPathComponent("out")
+        let slurm = ["SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_MAX": "2", "SLURM_ARRAY_TASK_COUNT": ""]
+        let r = try convert(input, out, ["--shard", "auto"], environment: slurm)
+        XCTAssertTrue([0, 1].contains(r.status), r.stderr)
+        let m = try BatchFixture.manifest(out.appendingPathComponent("manifest.shard-1-of-2.json"))
+        let expected = InputWalker.items(for: [input.path]).filter { Shard.slot(of: $0.relativePath, count: 2) == 1 }.map(\.relativePath)
+        XCTAssertEqual(m.entries.map(\.input.relativePath), expected)
+
+        var env: [String: String] = [:]
+        for name in ["SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX", "AWS_BATCH_JOB_ARRAY_INDEX"] { env[name] = "" }
+        let none = try convert(input, out, ["--shard", "auto"], environment: env)
+        XCTAssertEqual(none.status, 2)
+        XCTAssertTrue(none.stderr.contains("no scheduler index found"), none.stderr)
+    }
+}
