@@ -46,3 +46,49 @@ run "lightwork JPEG -> 16-bit TIFF" "$BIN" convert "$DIR/rgb/bench.jpg" -o "$DIR
 echo
 echo "The full filter chain on a 24 MP working image (every filter non-zero, a film at 80 %), decode and encode excluded"
 "$TOOLS" bench-chain | sed 's/^/  /'
+
+# ---------------------------------------------------------------------------------------------------------
+# Batch: 8 different 24 MP DNGs -> 16-bit TIFF through the full film chain (a recipe), LightWork's worker
+# processes (--jobs = cores) beside dcraw_emu run two at a time over the same files (no film chain).
+# Peak RSS is of the whole process tree (parent plus workers, or both dcraw_emu), sampled from /proc.
+N=8
+echo
+echo "Batch: $N different ${MP} MP DNGs -> 16-bit TIFF ($(nproc) cores)"
+mkdir -p "$DIR/batch" "$DIR/batch-ref"
+for i in $(seq 1 $N); do
+  "$TOOLS" make-bench-dng -o "$DIR/batch/frame-$i.dng" --width $W --height $H --seed $i 2>/dev/null
+  cp "$DIR/batch/frame-$i.dng" "$DIR/batch-ref/frame-$i.dng"
+done
+
+# tree_run LABEL CMD...: wall seconds and the peak summed RSS (KiB) of CMD and its children.
+tree_run() {
+  local label=$1; shift
+  local start end pid peak=0 sum
+  start=$(date +%s.%N)
+  "$@" >/dev/null 2>"$DIR/stderr.txt" &
+  pid=$!
+  while [ -e /proc/$pid ] && [ "$(awk '/^State/{print $2}' /proc/$pid/status 2>/dev/null)" != "Z" ]; do
+    sum=$(ps -e -o pid=,ppid=,rss= | awk -v root=$pid '{ up[$1] = $2; rss[$1] = $3 }
+      END { for (p in up) { q = p; while (q != root && (q in up) && q > 1) q = up[q]; if (q == root) s += rss[p] } print s + 0 }')
+    (( sum > peak )) && peak=$sum
+    sleep 0.05
+  done
+  wait $pid || { echo "$label failed:"; cat "$DIR/stderr.txt"; exit 1; }
+  end=$(date +%s.%N)
+  LAST_SECS=$(awk "BEGIN{print $end-$start}")
+  printf "  %-44s %7.2f s  %6.2f images/min  peak RSS (all processes) %6.0f MiB\n" "$label" "$LAST_SECS" \
+    "$(awk "BEGIN{print $N*60/$LAST_SECS}")" "$(awk "BEGIN{print $peak/1024}")"
+}
+
+# dcraw_emu, two processes at a time (each decode single-threaded, as LightWork's are).
+dcraw_pair() { ls "$DIR"/batch-ref/*.dng | OMP_NUM_THREADS=1 xargs -P2 -n1 dcraw_emu -T -4 -o 1 -w -c 0; }
+tree_run "dcraw_emu -T -4 -o 1 -w, 2 at a time (reference)" dcraw_pair
+REFB=$LAST_SECS
+tree_run "lightwork film recipe -> tiff16, --jobs $(nproc)" "$BIN" convert "$DIR/batch" -o "$DIR/batch-out" \
+  --recipe Samples/recipes/harbour-evening.json --format tiff16 --quiet
+LWB=$LAST_SECS
+printf "  ratio (dcraw_emu time / lightwork time): %.2fx  (>= 1: LightWork with the film chain is at least as fast)\n" \
+  "$(awk "BEGIN{print $REFB/$LWB}")"
+echo "  re-run of the same command (everything skipped): $(
+  s=$(date +%s.%N); "$BIN" convert "$DIR/batch" -o "$DIR/batch-out" --recipe Samples/recipes/harbour-evening.json \
+    --format tiff16 --quiet >/dev/null 2>&1; e=$(date +%s.%N); awk "BEGIN{printf \"%.2f s\", $e-$s}")"

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import CShims
 @testable import LightWork
 
 final class SHA256Tests: XCTestCase {
@@ -24,5 +25,28 @@ final class SHA256Tests: XCTestCase {
         }
         s.update(data[min(i, data.count)...])
         XCTAssertEqual(s.finalizeHex(), SHA256.hex(data))
+    }
+
+    /// The CPU's SHA instructions and the portable Swift rounds agree on every length around block edges
+    /// and on a large buffer; the known vectors hold on both paths.
+    func testHardwareAndPortablePathsAgree() throws {
+        try XCTSkipUnless(lw_sha256_hardware() == 1, "this CPU has no SHA extensions: only the portable path runs")
+        let saved = SHA256.useHardware
+        defer { SHA256.useHardware = saved }
+        var rng = SystemRandomNumberGenerator()
+        let big = Data((0..<(3 << 20) + 17).map { _ in UInt8.random(in: 0...255, using: &rng) })
+        var lengths = Array(0...200) + [1000, 4095, 4096, 4097, 65536 + 5]
+        lengths.append(big.count)
+        for n in lengths {
+            let data = big.prefix(n)
+            SHA256.useHardware = true
+            let fast = SHA256.hex(data)
+            SHA256.useHardware = false
+            XCTAssertEqual(fast, SHA256.hex(data), "length \(n)")
+        }
+        for hardware in [true, false] {
+            SHA256.useHardware = hardware
+            testKnownVectors()
+        }
     }
 }

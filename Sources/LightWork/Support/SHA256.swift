@@ -1,3 +1,4 @@
+import CShims
 import Foundation
 
 /// SHA-256 (FIPS 180-4). Foundation on Linux has no digest API and outside packages are not allowed;
@@ -7,6 +8,9 @@ public struct SHA256: Sendable {
         (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
     private var buffer = [UInt8]()
     private var length: UInt64 = 0
+    /// Whole blocks go through the CPU's SHA instructions when it has them (tests turn this off to check
+    /// the portable path against them).
+    nonisolated(unsafe) static var useHardware = lw_sha256_hardware() == 1
 
     private static let k: [UInt32] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -33,13 +37,34 @@ public struct SHA256: Sendable {
             buffer.append(contentsOf: bytes[0..<take])
             i = take
             if buffer.count == 64 {
-                buffer.withUnsafeBytes { compress($0.baseAddress!) }
+                buffer.withUnsafeBytes { block in
+                    if SHA256.useHardware {
+                        withUnsafeMutableBytes(of: &h) { lw_sha256_blocks($0.baseAddress!.assumingMemoryBound(to: UInt32.self), block.baseAddress!.assumingMemoryBound(to: UInt8.self), 1) }
+                    } else {
+                        compressOne(block.baseAddress!)
+                    }
+                }
                 buffer.removeAll(keepingCapacity: true)
             }
         }
-        while i + 64 <= bytes.count {
-            compress(bytes.baseAddress! + i)
-            i += 64
+        if i + 64 <= bytes.count, SHA256.useHardware {
+            let blocks = (bytes.count - i) / 64
+            withUnsafeMutableBytes(of: &h) { state in
+                lw_sha256_blocks(state.baseAddress!.assumingMemoryBound(to: UInt32.self),
+                                 bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + i, blocks)
+            }
+            i += blocks * 64
+        }
+        if i + 64 <= bytes.count {
+            // One schedule buffer and the constants' address for the whole run of blocks (no per-block allocation).
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+                SHA256.k.withUnsafeBufferPointer { k in
+                    while i + 64 <= bytes.count {
+                        compress(bytes.baseAddress! + i, k.baseAddress!, w.baseAddress!)
+                        i += 64
+                    }
+                }
+            }
         }
         if i < bytes.count { buffer.append(contentsOf: bytes[i...]) }
     }
@@ -72,15 +97,17 @@ public struct SHA256: Sendable {
         return s.finalizeHex()
     }
 
-    @inline(__always) private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
+    @inline(__always) private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x &>> n) | (x &<< (32 &- n)) }
 
-    private mutating func compress(_ p: UnsafeRawPointer) {
-        var w = [UInt32](repeating: 0, count: 64)
-        for t in 0..<16 {
-            let b = p + 4 * t
-            w[t] = UInt32(b.load(as: UInt8.self)) << 24 | UInt32((b + 1).load(as: UInt8.self)) << 16
-                | UInt32((b + 2).load(as: UInt8.self)) << 8 | UInt32((b + 3).load(as: UInt8.self))
+    private mutating func compressOne(_ p: UnsafeRawPointer) {
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+            SHA256.k.withUnsafeBufferPointer { k in compress(p, k.baseAddress!, w.baseAddress!) }
         }
+    }
+
+    /// One 64-byte block; `w` is scratch for the 64-word message schedule.
+    private mutating func compress(_ p: UnsafeRawPointer, _ k: UnsafePointer<UInt32>, _ w: UnsafeMutablePointer<UInt32>) {
+        for t in 0..<16 { w[t] = p.loadUnaligned(fromByteOffset: 4 * t, as: UInt32.self).bigEndian }
         for t in 16..<64 {
             let s0 = SHA256.rotr(w[t - 15], 7) ^ SHA256.rotr(w[t - 15], 18) ^ (w[t - 15] >> 3)
             let s1 = SHA256.rotr(w[t - 2], 17) ^ SHA256.rotr(w[t - 2], 19) ^ (w[t - 2] >> 10)
@@ -90,7 +117,7 @@ public struct SHA256: Sendable {
         for t in 0..<64 {
             let s1 = SHA256.rotr(e, 6) ^ SHA256.rotr(e, 11) ^ SHA256.rotr(e, 25)
             let ch = (e & f) ^ (~e & g)
-            let t1 = hh &+ s1 &+ ch &+ SHA256.k[t] &+ w[t]
+            let t1 = hh &+ s1 &+ ch &+ k[t] &+ w[t]
             let s0 = SHA256.rotr(a, 2) ^ SHA256.rotr(a, 13) ^ SHA256.rotr(a, 22)
             let maj = (a & b) ^ (a & c) ^ (b & c)
             let t2 = s0 &+ maj
