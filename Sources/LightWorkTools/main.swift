@@ -20,7 +20,7 @@ let usage = """
                                       [--truth FILE.json] [--srgb-png FILE.png]
       lightwork-tools make-bench-dng  -o FILE.dng [--width 6000 --height 4000] [--seed N] [--illuminant D65|A]
                                       [--truth FILE.json] [--srgb-png FILE.png]
-      lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown]
+      lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral]
 
     make-*-dng write a synthetic RGGB DNG of a ColorChecker, a grey ramp and a zone plate with fine lines, of known colour.
     make-sample-dng defaults to 1536 x 1024, make-bench-dng to 6000 x 4000; the seed defaults to 1.
@@ -107,7 +107,7 @@ func makeSample(_ request: SampleRequest, command: String) throws {
 
 /// `bench`: engine throughput on a synthetic frame, optionally a RAW decode.
 func runBenchmarks(_ arguments: ArraySlice<String>) throws {
-    var width = 6000, height = 4000, raw: URL?, breakdown = false
+    var width = 6000, height = 4000, raw: URL?, breakdown = false, only: String?
     var rest = arguments
     while let flag = rest.popFirst() {
         if flag == "--breakdown" { breakdown = true; continue }
@@ -117,12 +117,13 @@ func runBenchmarks(_ arguments: ArraySlice<String>) throws {
         case "--height": height = Int(value) ?? height
         case "--threads": Parallel.threads = max(1, Int(value) ?? Parallel.threads)
         case "--raw": raw = URL(fileURLWithPath: value)
+        case "--only": only = value
         default: throw LightWorkError.usage("unknown option '\(flag)'\n\(usage)")
         }
     }
-    print(ChainBenchmark.run(width: width, height: height))
+    if only == nil || only == "chain" { print(ChainBenchmark.run(width: width, height: height)) }
     if breakdown { print(ChainBenchmark.breakdown(width: width, height: height)) }
-    print(RenderBenchmark.neutral(width: width, height: height))
+    if only == nil || only == "neutral" { print(RenderBenchmark.neutral(width: width, height: height)) }
     if let raw { print(try RenderBenchmark.decode(url: raw)) }
 }
 
