@@ -45,7 +45,7 @@ run "lightwork JPEG -> 16-bit TIFF" "$BIN" convert "$DIR/rgb/bench.jpg" -o "$DIR
 
 echo
 echo "The full filter chain on a 24 MP working image (every filter non-zero, a film at 80 %), decode and encode excluded"
-"$TOOLS" bench-chain | sed 's/^/  /'
+"$TOOLS" bench --only chain | sed 's/^/  /'
 
 # ---------------------------------------------------------------------------------------------------------
 # Batch: 8 different 24 MP DNGs -> 16-bit TIFF through the full film chain (a recipe), LightWork's worker

@@ -20,12 +20,13 @@ let usage = """
                                       [--truth FILE.json] [--srgb-png FILE.png]
       lightwork-tools make-bench-dng  -o FILE.dng [--width 6000 --height 4000] [--seed N] [--illuminant D65|A]
                                       [--truth FILE.json] [--srgb-png FILE.png]
+      lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral]
 
       lightwork-tools make-films [DIR]       film catalog + lookup images (default Profiles/films)
-      lightwork-tools bench-chain            the full filter chain on a 24 MP working image vs a buffer copy
 
-    Writes a synthetic RGGB DNG of a ColorChecker, a grey ramp and a zone plate with fine lines, of known colour.
+    make-*-dng write a synthetic RGGB DNG of a ColorChecker, a grey ramp and a zone plate with fine lines, of known colour.
     make-sample-dng defaults to 1536 x 1024, make-bench-dng to 6000 x 4000; the seed defaults to 1.
+    bench times the full filter chain and the neutral render on a synthetic image (and decoding --raw FILE).
     """
 
 /// What one run is asked to make.
@@ -106,6 +107,28 @@ func makeSample(_ request: SampleRequest, command: String) throws {
                                               request.illuminant.rawValue, request.seed, seconds).utf8))
 }
 
+/// `bench`: engine throughput on a synthetic frame, optionally a RAW decode.
+func runBenchmarks(_ arguments: ArraySlice<String>) throws {
+    var width = 6000, height = 4000, raw: URL?, breakdown = false, only: String?
+    var rest = arguments
+    while let flag = rest.popFirst() {
+        if flag == "--breakdown" { breakdown = true; continue }
+        guard let value = rest.popFirst() else { throw LightWorkError.usage("\(flag) needs a value") }
+        switch flag {
+        case "--width": width = Int(value) ?? width
+        case "--height": height = Int(value) ?? height
+        case "--threads": Parallel.threads = max(1, Int(value) ?? Parallel.threads)
+        case "--raw": raw = URL(fileURLWithPath: value)
+        case "--only": only = value
+        default: throw LightWorkError.usage("unknown option '\(flag)'\n\(usage)")
+        }
+    }
+    if only == nil || only == "chain" { print(ChainBenchmark.run(width: width, height: height)) }
+    if breakdown { print(ChainBenchmark.breakdown(width: width, height: height)) }
+    if only == nil || only == "neutral" { print(RenderBenchmark.neutral(width: width, height: height)) }
+    if let raw { print(try RenderBenchmark.decode(url: raw)) }
+}
+
 let arguments = CommandLine.arguments
 do {
     guard arguments.count >= 2 else { throw LightWorkError.usage(usage) }
@@ -116,8 +139,8 @@ do {
         try makeSample(SampleRequest(arguments: arguments.dropFirst(2), defaultWidth: 6000, defaultHeight: 4000), command: arguments[1])
     case "make-films":
         try FilmLookGenerator.run(directory: URL(fileURLWithPath: arguments.count > 2 ? arguments[2] : "Profiles/films"))
-    case "bench-chain":
-        print(ChainBenchmark.run(width: 6000, height: 4000))
+    case "bench":
+        try runBenchmarks(arguments.dropFirst(2))
     case "-h", "--help", "help":
         print(usage)
     default:

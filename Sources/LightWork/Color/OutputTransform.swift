@@ -46,34 +46,48 @@ public struct OutputTransform: Sendable {
     private func convert(_ band: PixelBand) {
         if passthrough { return }
         let n = band.count
-        conversion.decodeAndMatrix(r: band.r, g: band.g, b: band.b, count: n)
         // Clamp in linear light: the output encodes [0, 1] only.
-        for p in [band.r, band.g, band.b] { for i in 0..<n { p[i] = min(max(p[i], 0), 1) } }
+        conversion.decodeMatrixAndClamp(r: band.r, g: band.g, b: band.b, count: n)
         if flattenAlpha {
             let (br, bg, bb) = (background.x, background.y, background.z)
-            let a = band.a
+            let a = band.a, r = band.r, g = band.g, b = band.b
             for i in 0..<n {
-                let al = min(max(a[i], 0), 1), inv = 1 - al
-                band.r[i] = band.r[i] * al + br * inv
-                band.g[i] = band.g[i] * al + bg * inv
-                band.b[i] = band.b[i] * al + bb * inv
+                let positive = a[i] > 0 ? a[i] : 0
+                let al = positive < 1 ? positive : 1, inv = 1 - al
+                r[i] = r[i] * al + br * inv
+                g[i] = g[i] * al + bg * inv
+                b[i] = b[i] * al + bb * inv
             }
         }
         conversion.encode(r: band.r, g: band.g, b: band.b, count: n)
     }
 
+    /// Rounds each value, clamped to 0…1, to the nearest of `scale + 1` codes: adding 2^23 leaves the
+    /// rounded integer in the low mantissa bits (NaN becomes 0). Plain selects and a float add, so it vectorises.
+    @inline(__always)
+    private static func code(_ v: Float, _ scale: Float) -> UInt32 {
+        let positive = v > 0 ? v : 0
+        return ((positive < 1 ? positive : 1) * scale + 8_388_608).bitPattern
+    }
+
     private func quantise<T: FixedWidthInteger>(_ band: PixelBand, scale: Float, into out: UnsafeMutablePointer<T>) {
-        let ch = channels, n = band.count
-        let base = out + band.y0 * band.width * ch
-        for (c, p) in [band.r, band.g, band.b].enumerated() {
+        let n = band.count
+        let r = band.r, g = band.g, b = band.b, a = band.a
+        if channels == 4 {
+            let base = out + band.y0 * band.width * 4
             for i in 0..<n {
-                let v = min(max(p[i], 0), 1) * scale + 0.5
-                base[i * ch + c] = T(truncatingIfNeeded: Int32(v))
+                base[4 * i] = T(truncatingIfNeeded: OutputTransform.code(r[i], scale))
+                base[4 * i + 1] = T(truncatingIfNeeded: OutputTransform.code(g[i], scale))
+                base[4 * i + 2] = T(truncatingIfNeeded: OutputTransform.code(b[i], scale))
+                base[4 * i + 3] = T(truncatingIfNeeded: OutputTransform.code(a[i], scale))
             }
-        }
-        if ch == 4 {
-            let a = band.a
-            for i in 0..<n { base[i * 4 + 3] = T(truncatingIfNeeded: Int32(min(max(a[i], 0), 1) * scale + 0.5)) }
+        } else {
+            let base = out + band.y0 * band.width * 3
+            for i in 0..<n {
+                base[3 * i] = T(truncatingIfNeeded: OutputTransform.code(r[i], scale))
+                base[3 * i + 1] = T(truncatingIfNeeded: OutputTransform.code(g[i], scale))
+                base[3 * i + 2] = T(truncatingIfNeeded: OutputTransform.code(b[i], scale))
+            }
         }
     }
 }

@@ -30,6 +30,27 @@ public struct SpaceConversion: Sendable {
         if let m = matrix { SpaceConversion.multiply(m, r, g, b, count) }
     }
 
+    /// `decodeAndMatrix`, then every value clamped to 0…1 (NaN to 0), the matrix and the clamp in one loop.
+    public func decodeMatrixAndClamp(r: UnsafeMutablePointer<Float>, g: UnsafeMutablePointer<Float>, b: UnsafeMutablePointer<Float>, count: Int) {
+        if let d = decoder { d.apply(r, count: count); d.apply(g, count: count); d.apply(b, count: count) }
+        let m = matrix ?? [1, 0, 0, 0, 1, 0, 0, 0, 1]
+        let (m0, m1, m2, m3, m4, m5, m6, m7, m8) = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
+        @inline(__always) func unit(_ v: Float) -> Float {
+            let positive = v > 0 ? v : 0
+            return positive < 1 ? positive : 1
+        }
+        if matrix == nil {
+            for i in 0..<count { r[i] = unit(r[i]); g[i] = unit(g[i]); b[i] = unit(b[i]) }
+            return
+        }
+        for i in 0..<count {
+            let x = r[i], y = g[i], z = b[i]
+            r[i] = unit(m0 * x + m1 * y + m2 * z)
+            g[i] = unit(m3 * x + m4 * y + m5 * z)
+            b[i] = unit(m6 * x + m7 * y + m8 * z)
+        }
+    }
+
     /// Encode part only (after `decodeAndMatrix`).
     public func encode(r: UnsafeMutablePointer<Float>, g: UnsafeMutablePointer<Float>, b: UnsafeMutablePointer<Float>, count: Int) {
         if let e = encoder { e.apply(r, count: count); e.apply(g, count: count); e.apply(b, count: count) }

@@ -75,7 +75,7 @@ public enum JPEGDecoder {
         let (converter, sourceProfile, colourNotes) = try colour.converter(layout: layout, sixteenBit: false, intent: options.intent)
         notes += colourNotes
 
-        let stored = WorkingImage(width: width, height: height, space: .deviceRGB, hasAlpha: false)
+        let stored = WorkingImage.unfilled(width: width, height: height, space: .deviceRGB, hasAlpha: false)   // every row is read or the decode throws
         let pipeline = BandPipeline(rowBytes: width * components, bandRows: bandRows, converter: converter, image: stored)
         try pipeline.run { buffer, y, want in
             var rows: [UnsafeMutablePointer<UInt8>?] = (0..<want).map { buffer + $0 * width * components }

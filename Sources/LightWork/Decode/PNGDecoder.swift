@@ -50,7 +50,7 @@ public enum PNGDecoder {
         let (converter, sourceProfile, colourNotes) = try colour.converter(layout: layout, sixteenBit: depth == 16, intent: options.intent)
         var notes = colourNotes
 
-        let stored = WorkingImage(width: width, height: height, space: .deviceRGB, hasAlpha: layout.hasAlpha)
+        let stored = WorkingImage.unfilled(width: width, height: height, space: .deviceRGB, hasAlpha: layout.hasAlpha)   // every row is read or the decode throws
         let rowBytes = Int(png_get_rowbytes(png, info))
         guard rowBytes == width * channels * depth / 8 else { throw LightWorkError.decodeFailed("PNG: unexpected row size") }
         if interlaced {

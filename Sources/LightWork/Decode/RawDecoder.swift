@@ -102,7 +102,7 @@ public enum RawDecoder {
             let sw = Int(lr.pointee.sizes.iwidth), sh = Int(lr.pointee.sizes.iheight)
             let orientation = Orientation(libRawFlip: lr.pointee.sizes.flip)
             let (w, h) = orientation.swapsAxes ? (sh, sw) : (sw, sh)
-            let image = WorkingImage(width: w, height: h, space: .rawLinear)
+            let image = WorkingImage.unfilled(width: w, height: h, space: .rawLinear)   // convert writes every pixel
             var details = details()
             var notes: [String] = []
             var matrix: Matrix3?
@@ -225,42 +225,52 @@ public enum RawDecoder {
         let peaks = UncheckedSendable(UnsafeMutablePointer<UInt16>.allocate(capacity: h))
         defer { peaks.value.deallocate() }
         let workers = max(1, min(Parallel.threads, h))
-        // Per worker: three input planes, three output planes, one alpha plane of ones.
-        let scratch = UncheckedSendable(UnsafeMutablePointer<Float>.allocate(capacity: workers * 7 * w))
+        // Per worker: three planes transformed in place and one alpha plane of ones.
+        let scratch = UncheckedSendable(UnsafeMutablePointer<Float>.allocate(capacity: workers * 4 * w))
         defer { scratch.value.deallocate() }
-        for k in 0..<workers { (scratch.value + (k * 7 + 6) * w).initialize(repeating: 1, count: w) }
+        for k in 0..<workers { (scratch.value + (k * 4 + 3) * w).initialize(repeating: 1, count: w) }
         let scale: Float = 1 / 65535
         let m = (matrix ?? .identity).floats.map { $0 * scale }
         let transform = matrix != nil
         Parallel.forEach(h, workers: workers) { worker, y in
-            let planes = scratch.value + worker * 7 * w
-            let r = planes, g = planes + w, b = planes + 2 * w
-            let outR = planes + 3 * w, outG = planes + 4 * w, outB = planes + 5 * w, alpha = planes + 6 * w
+            let planes = scratch.value + worker * 4 * w
+            let r = planes, g = planes + w, b = planes + 2 * w, alpha = planes + 3 * w
+            // An upright row is a straight line through the stored image: its first pixel and the step between
+            // neighbours (±1 or ± a stored row), so the loop below has no per-pixel orientation switch.
+            let (sx0, sy0) = orientation.sourceCoordinate(x: 0, y: y, storedWidth: sw, storedHeight: sh)
+            let (sx1, sy1) = orientation.sourceCoordinate(x: 1, y: y, storedWidth: sw, storedHeight: sh)
+            let first = base.value + 4 * (sy0 * sw + sx0)
+            let step = 4 * ((sy1 - sy0) * sw + (sx1 - sx0))
             var peak: UInt16 = 0
-            for x in 0..<w {
-                let (sx, sy) = orientation.sourceCoordinate(x: x, y: y, storedWidth: sw, storedHeight: sh)
-                let p = base.value + 4 * (sy * sw + sx)
-                peak = max(peak, p[0], p[1], p[2])
-                r[x] = Float(p[0])
-                g[x] = Float(p[1])
-                b[x] = Float(p[2])
+            @inline(__always) func gather(_ p: UnsafePointer<UInt16>, _ x: Int) {
+                let p0 = p[0], p1 = p[1], p2 = p[2]
+                let m01 = p0 > p1 ? p0 : p1, m = m01 > p2 ? m01 : p2
+                peak = peak > m ? peak : m
+                r[x] = Float(p0)
+                g[x] = Float(p1)
+                b[x] = Float(p2)
+            }
+            if step == 4 {
+                for x in 0..<w { gather(first + 4 * x, x) }
+            } else {
+                for x in 0..<w { gather(first + step * x, x) }
             }
             if transform {
                 let (m0, m1, m2, m3, m4, m5, m6, m7, m8) = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
                 for x in 0..<w {
                     let rx = r[x], gx = g[x], bx = b[x]
-                    outR[x] = m0 * rx + m1 * gx + m2 * bx
-                    outG[x] = m3 * rx + m4 * gx + m5 * bx
-                    outB[x] = m6 * rx + m7 * gx + m8 * bx
+                    r[x] = m0 * rx + m1 * gx + m2 * bx
+                    g[x] = m3 * rx + m4 * gx + m5 * bx
+                    b[x] = m6 * rx + m7 * gx + m8 * bx
                 }
             } else {
                 for x in 0..<w {
-                    outR[x] = r[x] * scale
-                    outG[x] = g[x] * scale
-                    outB[x] = b[x] * scale
+                    r[x] *= scale
+                    g[x] *= scale
+                    b[x] *= scale
                 }
             }
-            lw_planar_to_rgba_half(outR, outG, outB, alpha, image.row(y), w)
+            lw_planar_to_rgba_half(r, g, b, alpha, image.row(y), w)
             peaks.value[y] = peak
         }
         var peak: UInt16 = 0

@@ -2,7 +2,7 @@ import Foundation
 
 /// A blurred luminance of a whole image, kept at reduced resolution (the blur radius is a fraction of
 /// the frame, so a grid ~512 cells on the long edge carries all of it) and upsampled bilinearly per band.
-/// Every cell is computed in a fixed order, so the plane is identical for any thread count.
+/// Built from a `GuideAccumulator`'s cell means in a fixed order, so it is identical for any thread count.
 struct GuidePlane: @unchecked Sendable {
     let gridWidth: Int
     let gridHeight: Int
@@ -11,41 +11,42 @@ struct GuidePlane: @unchecked Sendable {
     let values: [Float]
     let imageWidth: Int
     let imageHeight: Int
+    /// Per image column: the fraction of the way from its left grid sample to the next one.
+    private let columnWeight: [Float]
+    /// For grid column gx, the image columns whose left grid sample is gx: `segmentStart[gx]..<segmentStart[gx + 1]`.
+    private let segmentStart: [Int]
 
     static let gridLongEdge = 512
 
-    /// Builds the plane from `image` seen through `toDomain` (the guided filter's domain), blurred with a
+    /// Grid cell edge in pixels for an image of this size.
+    static func factor(width: Int, height: Int) -> Int {
+        max(1, Int((Double(max(width, height)) / Double(gridLongEdge)).rounded(.up)))
+    }
+
+    /// The plane from per-cell mean luminances (`gridWidth × gridHeight`, row-major), blurred with a
     /// Gaussian-like radius of `radiusFraction × long edge`.
-    init(image: WorkingImage, toDomain: SpaceConversion, radiusFraction: Double) {
-        let w = image.width, h = image.height
-        let f = max(1, Int((Double(max(w, h)) / Double(GuidePlane.gridLongEdge)).rounded(.up)))
+    init(cellMeans: [Float], imageWidth w: Int, imageHeight h: Int, radiusFraction: Double) {
+        let f = GuidePlane.factor(width: w, height: h)
         factor = f
         gridWidth = (w + f - 1) / f
         gridHeight = (h + f - 1) / f
         imageWidth = w
         imageHeight = h
-        var grid = [Float](repeating: 0, count: gridWidth * gridHeight)
-        let gw = gridWidth, gh = gridHeight
-        grid.withUnsafeMutableBufferPointer { gp in
-            let out = UncheckedSendable(gp.baseAddress!)
-            let scratch = (0..<Parallel.threads).map { _ in BandScratch(capacity: w) }
-            Parallel.forEach(gh, workers: scratch.count) { worker, gy in
-                let s = scratch[worker]
-                var sums = [Float](repeating: 0, count: gw)
-                let rows = min(f, h - gy * f)
-                for y in (gy * f)..<(gy * f + rows) {
-                    BandIO.load(image, y0: y, rows: 1, into: s)
-                    toDomain.apply(r: s.r, g: s.g, b: s.b, count: w)
-                    for x in 0..<w { sums[x / f] += 0.2126 * s.r[x] + 0.7152 * s.g[x] + 0.0722 * s.b[x] }
-                }
-                for gx in 0..<gw {
-                    let cols = min(f, w - gx * f)
-                    out.value[gy * gw + gx] = sums[gx] / Float(cols * rows)
-                }
-            }
-        }
+        precondition(cellMeans.count == gridWidth * gridHeight)
         let radius = radiusFraction * Double(max(w, h)) / Double(f)
-        values = GuidePlane.gaussianApproximation(grid, width: gridWidth, height: gridHeight, radius: radius)
+        values = GuidePlane.gaussianApproximation(cellMeans, width: gridWidth, height: gridHeight, radius: radius)
+        // Sample positions: pixel centre x + 0.5 in grid units, minus the half cell to the grid sample centres.
+        var weight = [Float](repeating: 0, count: w)
+        var start = [Int](repeating: w, count: gridWidth + 1)
+        var previous = -1
+        for x in 0..<w {
+            let gxf = max(0, (Float(x) + 0.5) / Float(f) - 0.5)
+            let gx0 = min(Int(gxf), gridWidth - 1)
+            weight[x] = gxf - Float(gx0)
+            while previous < gx0 { previous += 1; start[previous] = x }
+        }
+        columnWeight = weight
+        segmentStart = start
     }
 
     /// Three box blurs per axis approximate a Gaussian of standard deviation `radius`.
@@ -88,22 +89,30 @@ struct GuidePlane: @unchecked Sendable {
         }
     }
 
-    /// Fills `out` (rows × imageWidth) with the plane bilinearly sampled at full-resolution pixel centres.
-    func sample(y0: Int, rows: Int, into out: UnsafeMutablePointer<Float>) {
-        let w = imageWidth, f = Float(factor)
+    /// Floats of scratch `sample` needs.
+    var scratchCount: Int { gridWidth + 1 }
+
+    /// Fills `out` (rows × imageWidth) with the plane bilinearly sampled at full-resolution pixel centres:
+    /// each row first blends its two grid rows, then every run of pixels between two grid samples is one
+    /// straight line. `scratch` holds `scratchCount` floats.
+    func sample(y0: Int, rows: Int, into out: UnsafeMutablePointer<Float>, scratch line: UnsafeMutablePointer<Float>) {
+        let w = imageWidth, gw = gridWidth, f = Float(factor)
         values.withUnsafeBufferPointer { v in
-            for row in 0..<rows {
-                let gyf = max(0, (Float(y0 + row) + 0.5) / f - 0.5)
-                let gy0 = min(Int(gyf), gridHeight - 1), gy1 = min(gy0 + 1, gridHeight - 1)
-                let ty = gyf - Float(gy0)
-                let line = out + row * w
-                for x in 0..<w {
-                    let gxf = max(0, (Float(x) + 0.5) / f - 0.5)
-                    let gx0 = min(Int(gxf), gridWidth - 1), gx1 = min(gx0 + 1, gridWidth - 1)
-                    let tx = gxf - Float(gx0)
-                    let top = v[gy0 * gridWidth + gx0] * (1 - tx) + v[gy0 * gridWidth + gx1] * tx
-                    let bottom = v[gy1 * gridWidth + gx0] * (1 - tx) + v[gy1 * gridWidth + gx1] * tx
-                    line[x] = top * (1 - ty) + bottom * ty
+            columnWeight.withUnsafeBufferPointer { tx in
+                segmentStart.withUnsafeBufferPointer { start in
+                    for row in 0..<rows {
+                        let gyf = max(0, (Float(y0 + row) + 0.5) / f - 0.5)
+                        let gy0 = min(Int(gyf), gridHeight - 1), gy1 = min(gy0 + 1, gridHeight - 1)
+                        let ty = gyf - Float(gy0)
+                        let top = v.baseAddress! + gy0 * gw, bottom = v.baseAddress! + gy1 * gw
+                        for gx in 0..<gw { line[gx] = top[gx] + (bottom[gx] - top[gx]) * ty }
+                        line[gw] = line[gw - 1]
+                        let o = out + row * w
+                        for gx in 0..<gw {
+                            let a = line[gx], d = line[gx + 1] - a
+                            for x in start[gx]..<start[gx + 1] { o[x] = a + tx[x] * d }
+                        }
+                    }
                 }
             }
         }

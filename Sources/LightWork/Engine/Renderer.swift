@@ -2,10 +2,13 @@ import Foundation
 
 /// Runs a chain of filters over a WorkingImage: the *how* to the filters' *what*.
 ///
-/// The chain is cut into segments at every filter that needs a blurred guide (clarity); inside a
-/// segment consecutive point filters are fused into one pass over bands of rows, with domain
-/// conversions inserted only where the domain changes. The last segment also performs the output
-/// transform, so a neutral recipe costs a single pass from half floats to output samples.
+/// The chain is cut into passes at every filter that needs a blurred guide (clarity), since the guide is
+/// a blur of the whole image as that filter receives it. Inside a pass consecutive filters are fused into
+/// one sweep over bands of rows, with domain conversions only where the domain changes. A pass that
+/// precedes a guided filter leaves its result in that filter's domain and collects the guide's
+/// luminance while its bands are in cache, so a guide costs no pass of its own (only a chain that
+/// starts with a guided filter reads the image once just for it). The last pass also performs the
+/// output transform, so a neutral recipe costs a single sweep from half floats to output samples.
 public struct Renderer: Sendable {
     /// The active (non-neutral) filters, in chain order.
     public let filters: [any Filter]
@@ -21,33 +24,21 @@ public struct Renderer: Sendable {
     public func render(_ image: WorkingImage, context: RenderContext, output spec: OutputSpec) -> EncodedPixels {
         let output = OutputTransform(input: finalSpace(storage: image.space), space: spec.space, depth: spec.depth,
                                      hasAlpha: image.hasAlpha, keepAlpha: spec.keepAlpha, background: spec.background)
-        var result = EncodedPixels(width: image.width, height: image.height, channels: output.channels, depth: output.depth)
-        let segments = self.segments()
-        for (i, seg) in segments.enumerated() {
-            let last = i == segments.count - 1
-            if last {
-                switch output.depth {
-                case .sixteen:
-                    result.samples16.withUnsafeMutableBufferPointer { p in
-                        let out = UncheckedSendable(p.baseAddress!)
-                        run(seg, image, context) { band in output.encode(band, into: out.value) }
-                    }
-                case .eight:
-                    result.samples8.withUnsafeMutableBufferPointer { p in
-                        let out = UncheckedSendable(p.baseAddress!)
-                        run(seg, image, context) { band in output.encode(band, into: out.value) }
-                    }
-                }
-            } else {
-                run(seg, image, context, finish: nil)
-            }
-        }
-        return result
+        return EncodedPixels(width: image.width, height: image.height, channels: output.channels, depth: output.depth,
+                             fill8: { p in
+                                 let out = UncheckedSendable(p)
+                                 execute(image, context) { band in output.encode(band, into: out.value) }
+                             },
+                             fill16: { p in
+                                 let out = UncheckedSendable(p)
+                                 execute(image, context) { band in output.encode(band, into: out.value) }
+                             })
     }
 
     /// Applies the chain in place, leaving the result in the image's own space (benchmarks, tests, resize).
     public func apply(to image: WorkingImage, context: RenderContext) {
-        for seg in segments() { run(seg, image, context, finish: nil) }
+        if filters.isEmpty { return }
+        execute(image, context, finish: nil)
     }
 
     /// The space the values are in after the last filter (the output transform starts from there).
@@ -63,50 +54,101 @@ public struct Renderer: Sendable {
         }
     }
 
-    private func segments() -> [[any Filter]] {
-        var out: [[any Filter]] = [[]]
+    /// One sweep over the image.
+    struct Pass {
+        /// Filters in order; empty for a guide-only pass or a neutral render.
+        var filters: [any Filter]
+        /// Whether the result is written back (false for a pass that only collects a guide).
+        var writes: Bool
+        /// The guided filter that starts the next pass: this pass collects its guide in its domain.
+        var nextGuided: (any Filter)?
+    }
+
+    /// The passes for this chain: cut before every guided filter that does not start the chain, plus a
+    /// read-only pass for the guide when the very first filter is guided.
+    func passes() -> [Pass] {
+        var segments: [[any Filter]] = [[]]
         for f in filters {
-            if f.guideRadius != nil && !out[out.count - 1].isEmpty { out.append([]) }
-            out[out.count - 1].append(f)
+            if f.guideRadius != nil && !segments[segments.count - 1].isEmpty { segments.append([]) }
+            segments[segments.count - 1].append(f)
+        }
+        var out: [Pass] = []
+        if let first = filters.first, first.guideRadius != nil {
+            out.append(Pass(filters: [], writes: false, nextGuided: first))
+        }
+        for (i, segment) in segments.enumerated() {
+            out.append(Pass(filters: segment, writes: true, nextGuided: i + 1 < segments.count ? segments[i + 1][0] : nil))
         }
         return out
     }
 
-    /// One fused pass over the image. With `finish` nil the result is stored back as half floats in the
-    /// image's own space; otherwise `finish` receives each band in the space of the last filter.
-    private func run(_ segment: [any Filter], _ image: WorkingImage, _ context: RenderContext,
-                     finish: ((PixelBand) -> Void)?) {
-        let storage = image.space
+    /// Runs every pass. With `finish` nil the last pass stores its result in the image's own space;
+    /// otherwise `finish` receives each band in the space of the last filter and the image keeps whatever
+    /// intermediate values the earlier passes stored (with `image.space` saying which).
+    private func execute(_ image: WorkingImage, _ context: RenderContext, finish: ((PixelBand) -> Void)?) {
+        let original = image.space
+        let w = image.width, h = image.height
+        let rowsPerBand = Renderer.bandRows(width: w)
+        let passes = self.passes()
+        let needsGuide = passes.contains { $0.nextGuided != nil }
+        let guideRow = needsGuide ? (w + GuidePlane.factor(width: w, height: h) - 1) / GuidePlane.factor(width: w, height: h) + 1 : 0
+        let scratch = (0..<Parallel.threads).map { _ in BandScratch(capacity: rowsPerBand * w, guideRowCapacity: guideRow) }
+        var guide: GuidePlane?
+        for (k, pass) in passes.enumerated() {
+            let last = k == passes.count - 1
+            let accumulator = pass.nextGuided.map { _ in GuideAccumulator(width: w, height: h) }
+            // Where this pass leaves its values: the next guided filter's domain, the image's own space, or
+            // (rendering) the last filter's domain, handed to the output transform.
+            let end: WorkingSpace?
+            if let next = pass.nextGuided {
+                end = Renderer.space(for: next.domain, storage: original)
+            } else {
+                end = last && finish != nil ? nil : original
+            }
+            run(pass, image, context, original: original, guide: guide, end: end, accumulator: accumulator,
+                finish: last ? finish : nil, scratch: scratch, rowsPerBand: rowsPerBand)
+            if pass.writes, let end { image.space = end }
+            if let radius = pass.nextGuided?.guideRadius, let accumulator {
+                guide = accumulator.plane(radiusFraction: radius)
+            } else {
+                guide = nil
+            }
+        }
+    }
+
+    /// One fused sweep: load, upsample the guide for a guided first filter, the filters (each after a
+    /// conversion into its domain), the conversion to `end`, guide collection, then store or `finish`.
+    private func run(_ pass: Pass, _ image: WorkingImage, _ context: RenderContext, original: WorkingSpace,
+                     guide: GuidePlane?, end: WorkingSpace?, accumulator: GuideAccumulator?,
+                     finish: ((PixelBand) -> Void)?, scratch: [BandScratch], rowsPerBand: Int) {
         var steps: [(SpaceConversion, any Filter)] = []
-        var current = storage
-        for f in segment {
-            let target = Renderer.space(for: f.domain, storage: storage)
+        var current = image.space
+        for f in pass.filters {
+            let target = Renderer.space(for: f.domain, storage: original)
             steps.append((SpaceConversion(from: current, to: target), f))
             current = target
         }
-        let back = SpaceConversion(from: current, to: storage)
-        let guide: GuidePlane? = segment.first.flatMap { f in
-            f.guideRadius.map { GuidePlane(image: image, toDomain: SpaceConversion(from: storage, to: Renderer.space(for: f.domain, storage: storage)), radiusFraction: $0) }
-        }
+        let tail = SpaceConversion(from: current, to: end ?? current)
+        let sampledGuide = pass.filters.first?.guideRadius != nil ? guide : nil
         let w = image.width, h = image.height
-        let rowsPerBand = Renderer.bandRows(width: w)
         let bandCount = (h + rowsPerBand - 1) / rowsPerBand
-        let scratch = (0..<Parallel.threads).map { _ in BandScratch(capacity: rowsPerBand * w) }
         let finishBox = UncheckedSendable(finish)
         Parallel.forEach(bandCount, workers: scratch.count) { worker, index in
             let s = scratch[worker]
             let y0 = index * rowsPerBand, rows = min(rowsPerBand, h - y0)
             BandIO.load(image, y0: y0, rows: rows, into: s)
-            if let guide { guide.sample(y0: y0, rows: rows, into: s.guide) }
-            let band = s.band(y0: y0, rows: rows, width: w, withGuide: guide != nil)
+            if let sampledGuide { sampledGuide.sample(y0: y0, rows: rows, into: s.guide, scratch: s.guideRow) }
+            let band = s.band(y0: y0, rows: rows, width: w, withGuide: sampledGuide != nil)
             for (conversion, filter) in steps {
                 conversion.apply(r: band.r, g: band.g, b: band.b, count: band.count)
                 filter.apply(band, context)
             }
+            tail.apply(r: band.r, g: band.g, b: band.b, count: band.count)
+            // The guide plane has served its filter: its memory now takes the luma for the next guide.
+            accumulator?.add(band, luma: s.guide)
             if let finish = finishBox.value {
                 finish(band)
-            } else {
-                back.apply(r: band.r, g: band.g, b: band.b, count: band.count)
+            } else if pass.writes {
                 BandIO.store(s, y0: y0, rows: rows, into: image)
             }
         }

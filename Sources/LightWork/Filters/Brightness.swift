@@ -32,13 +32,12 @@ public struct Brightness: Filter {
         // Shoulder f(y) = k + (y − k) / (1 + (y − k) / c) on y = gain · Y: slope 1 at the knee, f(gain) = 1.
         let k = Brightness.knee
         let inverseC = Float((Double(gain) - 1) / ((Double(gain) - Double(k)) * (1 - Double(k))))
+        // Both branches computed and one selected (one division for the shoulder), so the loop vectorises.
         for i in 0..<n {
             let y = (0.2126 * r[i] + 0.7152 * g[i] + 0.0722 * b[i]) * gain
-            var scale = gain
-            if y > k {
-                let over = y - k
-                scale = gain * (k + over / (1 + over * inverseC)) / y
-            }
+            let over = y - k, d = 1 + over * inverseC
+            let shoulder = gain * (k * d + over) / (y * d)
+            let scale = y > k ? shoulder : gain
             r[i] *= scale; g[i] *= scale; b[i] *= scale
         }
     }

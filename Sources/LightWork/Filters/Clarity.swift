@@ -32,7 +32,8 @@ public struct Clarity: Filter {
         for i in 0..<band.count {
             let l = 0.2126 * r[i] + 0.7152 * g[i] + 0.0722 * b[i]
             let d = l - blur[i]
-            let lc = min(max(l, 0), 1)
+            let positive = l > 0 ? l : 0
+            let lc = positive < 1 ? positive : 1
             let weight = 4 * lc * (1 - lc)
             let delta = strength * weight * d / (1 + d * d * inverseLimitSquared)
             r[i] += delta; g[i] += delta; b[i] += delta

@@ -32,10 +32,14 @@ public struct FilmLook: Filter {
             while start < n {
                 let m = min(chunk, n - start)
                 let r = band.r + start, g = band.g + start, b = band.b + start
+                @inline(__always) func unit(_ v: Float) -> Float {
+                    let positive = v > 0 ? v : 0
+                    return positive < 1 ? positive : 1
+                }
                 for i in 0..<m {
-                    lr[i] = min(max(r[i], 0), 1)
-                    lg[i] = min(max(g[i], 0), 1)
-                    lb[i] = min(max(b[i], 0), 1)
+                    lr[i] = unit(r[i])
+                    lg[i] = unit(g[i])
+                    lb[i] = unit(b[i])
                 }
                 lookup.apply(r: lr, g: lg, b: lb, count: m)
                 for i in 0..<m {

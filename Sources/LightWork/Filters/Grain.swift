@@ -46,7 +46,9 @@ public struct Grain: Filter {
                 fine.accumulate(row: band.y0 + row, scratch: fineScratch, into: noise)
                 let r = band.r + row * w, g = band.g + row * w, b = band.b + row * w
                 for x in 0..<w {
-                    let l = min(max(0.2126 * r[x] + 0.7152 * g[x] + 0.0722 * b[x], 0), 1)
+                    let luma = 0.2126 * r[x] + 0.7152 * g[x] + 0.0722 * b[x]
+                    let positive = luma > 0 ? luma : 0
+                    let l = positive < 1 ? positive : 1
                     let delta = strength * l * (1 - l) * noise[x]
                     r[x] += delta; g[x] += delta; b[x] += delta
                 }

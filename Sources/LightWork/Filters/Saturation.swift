@@ -32,7 +32,8 @@ public struct Saturation: Filter {
             let a = Float(amount)
             for i in 0..<n {
                 let l = 0.2126 * r[i] + 0.7152 * g[i] + 0.0722 * b[i]
-                let chroma = min(max(r[i], g[i], b[i]) - min(r[i], g[i], b[i]), 1)
+                let spread = max(max(r[i], g[i]), b[i]) - min(min(r[i], g[i]), b[i])
+                let chroma = spread < 1 ? spread : 1
                 let s = 1 + a * (1 - 0.7 * chroma)
                 r[i] = l + s * (r[i] - l); g[i] = l + s * (g[i] - l); b[i] = l + s * (b[i] - l)
             }

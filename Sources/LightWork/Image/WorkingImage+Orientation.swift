@@ -7,8 +7,8 @@ extension WorkingImage {
     public func uprighted(_ orientation: Orientation) -> WorkingImage {
         if orientation == .up { return self }
         let sw = width, sh = height
-        let out = WorkingImage(width: orientation.swapsAxes ? sh : sw, height: orientation.swapsAxes ? sw : sh,
-                               space: space, hasAlpha: hasAlpha)
+        let out = WorkingImage.unfilled(width: orientation.swapsAxes ? sh : sw, height: orientation.swapsAxes ? sw : sh,
+                                        space: space, hasAlpha: hasAlpha)   // the tiles below cover every pixel
         let src = UnsafeRawPointer(storage), dst = UnsafeMutableRawPointer(out.storage)
         let pointers = RawPair(src: src, dst: dst)
         let ow = out.width, oh = out.height

@@ -1,0 +1,49 @@
+import Foundation
+import LightWork
+
+/// Times the neutral render (no filters: half floats → matrix → clamp → curve → 16-bit sRGB) and a RAW
+/// decode, the two stages around the filter chain. Wall and CPU time as in `ChainBenchmark`.
+public enum RenderBenchmark {
+    /// A synthetic linear ProPhoto image through `Renderer.render` with an empty chain to 16-bit sRGB,
+    /// against a plain copy of the working pixels.
+    public static func neutral(width: Int, height: Int, repeats: Int = 3) -> String {
+        let mp = Double(width * height) / 1e6
+        let threads = Double(Parallel.threads)
+        let source = ChainBenchmark.syntheticImage(width: width, height: height, space: .rawLinear)
+        let context = RenderContext(width: width, height: height, seed: 1)
+        var lines = ["neutral render on \(width)×\(height), \(Parallel.threads) threads"]
+        let copy = WorkingImage(width: width, height: height, space: source.space)
+        let copyTime = ChainBenchmark.best(repeats) {
+            ChainBenchmark.timed { copy.storage.update(from: source.storage, count: 4 * source.pixelCount) }
+        }
+        lines.append(String(format: "buffer copy:      %7.1f MP/s wall (%.3f s)", mp / copyTime.wall, copyTime.wall))
+        for depth in [EncodedPixels.Depth.sixteen, .eight] {
+            let spec = OutputSpec(space: .srgb, depth: depth, keepAlpha: false)
+            let time = ChainBenchmark.best(repeats) {
+                ChainBenchmark.timed { _ = Renderer(chain: []).render(source, context: context, output: spec) }
+            }
+            lines.append(String(format: "→ sRGB %2d-bit:    %7.1f MP/s wall, %7.1f MP/s cpu (%.3f s wall, %.3f s cpu)",
+                                depth == .sixteen ? 16 : 8, mp / time.wall, mp * threads / time.cpu, time.wall, time.cpu))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Decodes a RAW file `repeats` times (LibRaw's work included) and reports the best run.
+    public static func decode(url: URL, repeats: Int = 2) throws -> String {
+        var options = DecodeOptions()
+        options.libRawThreads = 1
+        var size = (0, 0)
+        var failure: Error?
+        let time = ChainBenchmark.best(repeats) {
+            ChainBenchmark.timed {
+                do {
+                    let d = try RawDecoder.decode(url: url, options: options)
+                    size = (d.image.width, d.image.height)
+                } catch { failure = error }
+            }
+        }
+        if let failure { throw failure }
+        let mp = Double(size.0 * size.1) / 1e6
+        return String(format: "RAW decode %d×%d: %.3f s wall, %.3f s cpu (%.1f MP/s wall)", size.0, size.1, time.wall, time.cpu, mp / time.wall)
+    }
+}

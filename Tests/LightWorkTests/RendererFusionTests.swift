@@ -1,0 +1,165 @@
+import CShims
+import XCTest
+@testable import LightWork
+
+/// The fused renderer (filters sharing passes, intermediates stored in the next guided filter's domain, guides
+/// collected while a pass writes, vector curve and gather kernels) against a straightforward reference: the
+/// whole image as one Float32 band, every filter on its own, exact Double-precision conversions into its
+/// domain, and each guide computed pixel by pixel with a plain bilinear lookup.
+final class RendererFusionTests: XCTestCase {
+    typealias S = FilterTestSupport
+
+    static let everything = RendererTests.everything
+
+    func testFusedChainMatchesFilterByFilterReference() {
+        // Wider than the guide grid (factor 2) and taller than one band, so cells and bands both matter.
+        let rgb = S.scene(width: 600, height: 70)
+        let raw = RendererFusionTests.linearProPhoto(rgb)
+        let lut = FilmLookDesign.all[0].lut(size: 17)
+        let chains: [(String, [String: Double])] = [
+            ("everything", RendererFusionTests.everything),
+            ("starts with clarity", ["clarity": 0.6, "clarity2": -0.4, "contrast": 0.2]),
+            ("two guides in a row", ["clarity": -0.5, "clarity2": 0.7, "brightness": -0.7]),
+        ]
+        for (label, values) in chains {
+            let chain = FilterChain.build(values: values, look: lut, strength: 0.8)
+            for image in [rgb, raw] {
+                let context = RenderContext(width: image.width, height: image.height, seed: 9)
+                let expected = RendererFusionTests.reference(chain, image, context)
+                for threads in [1, 2] {
+                    let fused = S.pixels(S.applied(chain, to: image, seed: 9, threads: threads))
+                    var worst: Float = 0, total: Float = 0
+                    // Compared as sRGB-encoded values: each half-float store rounds by up to 2.4e-4 at white (three stores here).
+                    for (p, q) in zip(RendererFusionTests.encoded(fused, image.space), RendererFusionTests.encoded(expected, image.space)) {
+                        let d = p - q
+                        let e = max(abs(d.x), abs(d.y), abs(d.z))
+                        worst = max(worst, e)
+                        total += e
+                    }
+                    let mean = total / Float(fused.count)
+                    XCTAssertLessThan(worst, 2e-3, "\(label), \(image.space), \(threads) threads: worst \(worst)")
+                    XCTAssertLessThan(mean, 5e-4, "\(label), \(image.space), \(threads) threads: mean \(mean)")
+                }
+            }
+        }
+    }
+
+    /// `render` hands the last pass straight to the output transform; it must agree with `apply` followed by
+    /// the output conversion done exactly.
+    func testRenderAgreesWithApplyThenExactOutputConversion() {
+        let raw = RendererFusionTests.linearProPhoto(S.scene(width: 300, height: 90))
+        let chain = FilterChain.build(values: RendererFusionTests.everything, look: FilmLookDesign.all[1].lut(size: 17), strength: 0.6)
+        let context = RenderContext(width: raw.width, height: raw.height, seed: 3)
+        let rendered = Renderer(chain: chain).render(raw.copy(), context: context,
+                                                     output: OutputSpec(space: .adobeRGB, depth: .sixteen, keepAlpha: false))
+        let applied = S.pixels(S.applied(chain, to: raw, seed: 3))
+        let m = RGBPrimaries.proPhoto.conversion(to: .adobeRGB).m
+        let curve = OutputColorSpace.adobeRGB.transfer
+        var worst = 0
+        for (i, p) in applied.enumerated() {
+            let x = Double(p.x), y = Double(p.y), z = Double(p.z)
+            let v = [m[0] * x + m[1] * y + m[2] * z, m[3] * x + m[4] * y + m[5] * z, m[6] * x + m[7] * y + m[8] * z]
+            for c in 0..<3 {
+                let expected = Int((curve.encode(min(max(v[c], 0), 1)) * 65535).rounded())
+                worst = max(worst, abs(Int(rendered.samples16[3 * i + c]) - expected))
+            }
+        }
+        // `apply` stores half floats at the end (about 1/2048 relative); `render` does not.
+        XCTAssertLessThanOrEqual(worst, 40, "largest difference \(worst) of 65535")
+        XCTAssertGreaterThan(worst, 0, "the two paths round differently, so some codes must differ")
+    }
+
+    // MARK: - The reference
+
+    /// Linear ProPhoto version of an sRGB-encoded image (what the RAW path stores).
+    static func linearProPhoto(_ image: WorkingImage) -> WorkingImage {
+        let m = RGBPrimaries.sRGB.conversion(to: .proPhoto)
+        let pixels = S.pixels(image)
+        return S.image(width: image.width, height: image.height, space: .rawLinear) { x, y in
+            let p = pixels[y * image.width + x]
+            let v = m * SIMD3([p.x, p.y, p.z].map { TransferFunction.sRGB.decode(Double($0)) })
+            return SIMD3(Float(v.x), Float(v.y), Float(v.z))
+        }
+    }
+
+    /// Colours of `space` as sRGB-encoded sRGB values.
+    static func encoded(_ pixels: [SIMD3<Float>], _ space: WorkingSpace) -> [SIMD3<Float>] {
+        if space == .deviceRGB { return pixels }
+        let m = space.primaries.conversion(to: .sRGB).m
+        let curve = TransferFunction.sRGB
+        return pixels.map { p in
+            let x = Double(p.x), y = Double(p.y), z = Double(p.z)
+            return SIMD3(Float(curve.encode(m[0] * x + m[1] * y + m[2] * z)), Float(curve.encode(m[3] * x + m[4] * y + m[5] * z)),
+                         Float(curve.encode(m[6] * x + m[7] * y + m[8] * z)))
+        }
+    }
+
+    /// Every active filter on the whole image in turn; result in the image's own space.
+    static func reference(_ chain: [any Filter], _ image: WorkingImage, _ context: RenderContext) -> [SIMD3<Float>] {
+        let w = image.width, h = image.height, n = w * h
+        var rgba = [Float](repeating: 0, count: 4 * n)
+        lw_half_to_float(image.storage, &rgba, rgba.count)
+        var r = (0..<n).map { rgba[4 * $0] }, g = (0..<n).map { rgba[4 * $0 + 1] }
+        var b = (0..<n).map { rgba[4 * $0 + 2] }, a = (0..<n).map { rgba[4 * $0 + 3] }
+        var guide = [Float](repeating: 0, count: n)
+        var current = image.space
+        func convert(to target: WorkingSpace) {
+            if target == current { return }
+            let m = current.primaries.conversion(to: target.primaries).m
+            let from = current.encoding.transfer, to = target.encoding.transfer
+            for i in 0..<n {
+                let x = from.decode(Double(r[i])), y = from.decode(Double(g[i])), z = from.decode(Double(b[i]))
+                r[i] = Float(to.encode(m[0] * x + m[1] * y + m[2] * z))
+                g[i] = Float(to.encode(m[3] * x + m[4] * y + m[5] * z))
+                b[i] = Float(to.encode(m[6] * x + m[7] * y + m[8] * z))
+            }
+            current = target
+        }
+        for f in chain where !f.isNeutral {
+            convert(to: Renderer.space(for: f.domain, storage: image.space))
+            if let radius = f.guideRadius { guide = referenceGuide(r, g, b, w, h, radius) }
+            r.withUnsafeMutableBufferPointer { rp in g.withUnsafeMutableBufferPointer { gp in
+                b.withUnsafeMutableBufferPointer { bp in a.withUnsafeMutableBufferPointer { ap in
+                    guide.withUnsafeBufferPointer { guidePointer in
+                        let band = PixelBand(r: rp.baseAddress!, g: gp.baseAddress!, b: bp.baseAddress!, a: ap.baseAddress!,
+                                             guide: f.guideRadius != nil ? guidePointer.baseAddress! : nil, y0: 0, rows: h, width: w)
+                        f.apply(band, context)
+                    }
+                } }
+            } }
+        }
+        convert(to: image.space)
+        return (0..<n).map { SIMD3(r[$0], g[$0], b[$0]) }
+    }
+
+    /// Mean luma per grid cell (Double sums), the engine's blur of the grid, then a bilinear lookup per pixel.
+    static func referenceGuide(_ r: [Float], _ g: [Float], _ b: [Float], _ w: Int, _ h: Int, _ radius: Double) -> [Float] {
+        let f = GuidePlane.factor(width: w, height: h)
+        let gw = (w + f - 1) / f, gh = (h + f - 1) / f
+        var sums = [Double](repeating: 0, count: gw * gh), counts = [Double](repeating: 0, count: gw * gh)
+        for y in 0..<h {
+            for x in 0..<w {
+                let i = y * w + x, cell = (y / f) * gw + x / f
+                sums[cell] += 0.2126 * Double(r[i]) + 0.7152 * Double(g[i]) + 0.0722 * Double(b[i])
+                counts[cell] += 1
+            }
+        }
+        let means = zip(sums, counts).map { Float($0 / $1) }
+        let v = GuidePlane.gaussianApproximation(means, width: gw, height: gh, radius: radius * Double(max(w, h)) / Double(f))
+        var out = [Float](repeating: 0, count: w * h)
+        for y in 0..<h {
+            let gyf = max(0, (Double(y) + 0.5) / Double(f) - 0.5)
+            let gy0 = min(Int(gyf), gh - 1), gy1 = min(gy0 + 1, gh - 1)
+            let ty = Float(gyf - Double(gy0))
+            for x in 0..<w {
+                let gxf = max(0, (Double(x) + 0.5) / Double(f) - 0.5)
+                let gx0 = min(Int(gxf), gw - 1), gx1 = min(gx0 + 1, gw - 1)
+                let tx = Float(gxf - Double(gx0))
+                let top = v[gy0 * gw + gx0] * (1 - tx) + v[gy0 * gw + gx1] * tx
+                let bottom = v[gy1 * gw + gx0] * (1 - tx) + v[gy1 * gw + gx1] * tx
+                out[y * w + x] = top * (1 - ty) + bottom * ty
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,85 @@
+import CShims
+import LightWork
+import XCTest
+
+/// The vector paths (AVX2 gathers and transposes, chosen at run time) against the plain definitions they
+/// replace: the same bits, or the exact curve within 1e-5.
+final class VectorKernelTests: XCTestCase {
+    /// Deterministic pseudo-random floats in `range`.
+    private func values(_ count: Int, in range: ClosedRange<Float>, seed: UInt64) -> [Float] {
+        var s = seed
+        return (0..<count).map { _ in
+            s = s &* 6364136223846793005 &+ 1442695040888963407
+            return range.lowerBound + (range.upperBound - range.lowerBound) * Float(s >> 40) / Float(1 << 24)
+        }
+    }
+
+    func testLUT3DAsColorLookupEqualsItsOwnTetrahedralPath() {
+        for (lut, label) in [(FilmLookDesign.all[0].lut(size: 33), "film 33³"),
+                             (LUT3D(size: 5, domainMin: SIMD3(-0.1, 0, 0.2), domainMax: SIMD3(1.2, 1, 0.9)) { SIMD3($0.y, $0.z * $0.x, 1 - $0.x) }, "odd domain 5³")] {
+            // Inside, outside and on the edges of the domain, plus NaN, in a count that leaves a ragged tail.
+            var r = values(1003, in: -0.3...1.3, seed: 1), g = values(1003, in: -0.3...1.3, seed: 2), b = values(1003, in: -0.3...1.3, seed: 3)
+            r[0] = .nan; g[1] = 1; b[2] = 0; r[3] = 1; g[3] = 1; b[3] = 1
+            var er = r, eg = g, eb = b
+            lut.apply(r: &er, g: &eg, b: &eb, count: r.count, interpolation: .tetrahedral)
+            (lut as any ColorLookup).apply(r: &r, g: &g, b: &b, count: r.count)
+            XCTAssertEqual(r.map(\.bitPattern), er.map(\.bitPattern), label)
+            XCTAssertEqual(g.map(\.bitPattern), eg.map(\.bitPattern), label)
+            XCTAssertEqual(b.map(\.bitPattern), eb.map(\.bitPattern), label)
+        }
+    }
+
+    func testTransferCurvesMatchTheExactFunctionEverywhere() {
+        // Magnitudes from 1e-9 (below the table) to 40 (RAW headroom beyond it), both signs, zero.
+        var probes: [Float] = [0, -0, 1, -1, 16, 0.0031308, 0.04045]
+        var x: Float = 1e-9
+        while x < 40 { probes += [x, -x]; x *= 1.0013 }
+        for tf in [TransferFunction.sRGB, .gamma(563.0 / 256.0), .gamma(1.8), .linear] {
+            for (curve, exact, name) in [(FastCurve.encoder(tf), tf.encode, "encode"), (FastCurve.decoder(tf), tf.decode, "decode")] {
+                var v = probes
+                curve.apply(&v, count: v.count)
+                var worst = 0.0
+                for (p, got) in zip(probes, v) {
+                    let e = exact(Double(p))
+                    worst = max(worst, abs(Double(got) - e) / max(1, abs(e)))
+                    XCTAssertEqual(curve(p).bitPattern, got.bitPattern, "\(tf) \(name) one value vs block at \(p)")
+                }
+                XCTAssertLessThan(worst, 1e-5, "\(tf) \(name)")
+            }
+        }
+    }
+
+    func testCurveKeepsSignsZeroInfinityAndMapsNaNToZero() {
+        let curve = FastCurve.encoder(.sRGB)
+        var v: [Float] = [0, -0.0, .infinity, -.infinity, .nan, 0.5, -0.5] + [Float](repeating: 0.25, count: 9)
+        curve.apply(&v, count: v.count)
+        XCTAssertEqual(v[0], 0)
+        XCTAssertEqual(v[2], .infinity)
+        XCTAssertEqual(v[3], -.infinity)
+        XCTAssertEqual(v[4], 0)
+        XCTAssertEqual(v[5], -v[6])
+        XCTAssertEqual(Double(v[5]), TransferFunction.sRGB.encode(0.5), accuracy: 1e-6)
+    }
+
+    func testHalfPlanarConversionsMatchElementwiseConversion() {
+        // Every half bit pattern, as RGBA pixels (16384 of them), then a ragged count.
+        let halves = (0..<65536).map { UInt16($0) }
+        for count in [16384, 16381] {
+            var r = [Float](repeating: 0, count: count), g = r, b = r, a = r
+            lw_rgba_half_to_planar(halves, &r, &g, &b, &a, count)
+            var floats = [Float](repeating: 0, count: 4 * count)
+            lw_half_to_float(halves, &floats, 4 * count)
+            for i in 0..<count {
+                for (c, plane) in [r, g, b, a].enumerated() where plane[i].bitPattern != floats[4 * i + c].bitPattern {
+                    return XCTFail("pixel \(i) channel \(c): \(plane[i]) vs \(floats[4 * i + c])")
+                }
+            }
+            var back = [UInt16](repeating: 0, count: 4 * count)
+            lw_planar_to_rgba_half(r, g, b, a, &back, count)
+            // Every half survives the round trip; NaNs stay NaN (their payload is not an image value).
+            func isNaN(_ h: UInt16) -> Bool { h & 0x7c00 == 0x7c00 && h & 0x3ff != 0 }
+            let mismatches = (0..<(4 * count)).filter { back[$0] != halves[$0] && !(isNaN(back[$0]) && isNaN(halves[$0])) }
+            XCTAssertEqual(mismatches, [], "count \(count)")
+        }
+    }
+}
