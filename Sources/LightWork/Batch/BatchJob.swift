@@ -7,7 +7,8 @@ public enum BatchJob {
         let item = job.item
         let clock = StageClock()
         var entry: Manifest.Entry
-        if let previous = job.previous,
+        // Reused only where the plan names the same output (a new --name or collision decision redoes the file).
+        if let previous = job.previous, previous.output?.path == job.output,
            let reused = ResumeIndex.reusableEntry(previous: previous, item: item, outputDirectory: converter.options.outputDirectory) {
             entry = reused
             entry.timings["total"] = clock.total()
