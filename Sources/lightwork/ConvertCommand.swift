@@ -97,6 +97,10 @@ enum ConvertCommand {
             manifestFailed = true
         })
         console.endProgress()
+        if runner.workersStarted > 0 {
+            console.verbose(String(format: "%d worker process(es) started; peak memory %.0f MiB in the largest, %.0f MiB summed",
+                                   runner.workersStarted, Double(runner.peakWorkerRSSKiB) / 1024, Double(runner.peakTotalWorkerRSSKiB) / 1024))
+        }
         let s = manifest.summary
         console.event(["event": "finished", "converted": s.converted, "skipped": s.skipped, "failed": s.failed, "manifest": manifestURL.path])
         console.result("\(s.converted) converted, \(s.skipped) skipped, \(s.failed) failed -> \(options.outputDirectory.path)")
