@@ -123,6 +123,10 @@ enum ConvertCommand {
             manifestFailed = true
         })
         console.endProgress()
+        if runner.workersStarted > 0 {
+            console.verbose(String(format: "%d worker process(es) started; peak memory %.0f MiB in the largest, %.0f MiB summed",
+                                   runner.workersStarted, Double(runner.peakWorkerRSSKiB) / 1024, Double(runner.peakTotalWorkerRSSKiB) / 1024))
+        }
         let s = manifest.summary
         let elapsed = Date().timeIntervalSince(meter.start)
         console.event(["event": "finished", "total": s.total, "converted": s.converted, "skipped": s.skipped, "failed": s.failed,

@@ -241,6 +241,14 @@ final class BatchIntegrationTests: XCTestCase {
         let partial = try CLIRunner.run(["manifest", "merge", shardFiles[0], shardFiles[2], "-o", dir.appendingPathComponent("partial.json").path])
         XCTAssertEqual(partial.status, 1)
         XCTAssertTrue(partial.stderr.contains("shard 1/3 is missing"), partial.stderr)
+
+        // A whole run (or another split) into the same folder resumes from the shards' manifests.
+        let times = try BatchFixture.modificationTimes(under: sharded)
+        let whole = try convert(input, sharded, ["--shard", "0/2"])
+        XCTAssertEqual(whole.status, 1, whole.stderr)
+        let half = try BatchFixture.manifest(sharded.appendingPathComponent("manifest.shard-0-of-2.json"))
+        XCTAssertEqual(half.summary.converted, 0, "nothing redone: \(half.entries.map { ($0.input.relativePath, $0.status) })")
+        XCTAssertEqual(try BatchFixture.modificationTimes(under: sharded), times)
     }
 
     /// --shard auto takes the Slurm array task's slice and names its manifest after it; without a scheduler it fails clearly.

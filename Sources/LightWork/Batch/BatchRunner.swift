@@ -24,6 +24,8 @@ public final class BatchRunner: @unchecked Sendable {
     /// Peak resident memory (KiB) of the largest worker, and of the workers' peaks summed (isolated runs).
     public private(set) var peakWorkerRSSKiB = 0
     public private(set) var peakTotalWorkerRSSKiB = 0
+    /// Worker processes started: one per --jobs slot, plus one per crash, time-out and recycling.
+    public private(set) var workersStarted = 0
     /// Lines worth telling the user (resume decisions, temporaries removed, interruption).
     public var onNotice: (String) -> Void = { _ in }
 
@@ -60,7 +62,8 @@ public final class BatchRunner: @unchecked Sendable {
 
         let resume = configuration.force
             ? ResumeIndex(reason: nil)
-            : ResumeIndex(manifestURL: manifestURL, settingsDigest: manifest.settingsDigest, toolVersion: manifest.tool.version)
+            : ResumeIndex(manifestURLs: ResumeIndex.candidates(first: manifestURL, in: outputDirectory),
+                          settingsDigest: manifest.settingsDigest, toolVersion: manifest.tool.version)
         if let reason = resume.unusableReason { onNotice(reason) }
 
         var done = 0
@@ -155,6 +158,7 @@ public final class BatchRunner: @unchecked Sendable {
             pool.shutdown()
             peakWorkerRSSKiB = pool.peakWorkerRSSKiB
             peakTotalWorkerRSSKiB = pool.peakTotalWorkerRSSKiB
+            workersStarted = pool.started
         }
 
         interruptSignal = signals?.signal

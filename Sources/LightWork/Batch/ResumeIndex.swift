@@ -18,21 +18,44 @@ public struct ResumeIndex: Sendable {
     /// Reads the manifest at `manifestURL`; a missing, unreadable or differently-configured manifest gives an
     /// empty index (everything is converted), never an error.
     public init(manifestURL: URL, settingsDigest: String, toolVersion: String) {
-        guard let data = try? Data(contentsOf: manifestURL) else { return }
-        guard let previous = try? Manifest.decode(data) else {
-            unusableReason = "the previous manifest \(manifestURL.lastPathComponent) is not readable; converting everything"
-            return
-        }
-        guard previous.settingsDigest == settingsDigest, previous.tool.version == toolVersion else {
-            unusableReason = "settings or tool version changed since the previous run; converting everything"
-            return
-        }
+        self.init(manifestURLs: [manifestURL], settingsDigest: settingsDigest, toolVersion: toolVersion)
+    }
+
+    /// Reads several manifests (this run's own first, then others in the output folder: a whole run's or other
+    /// shard splits'), so that re-sharding or switching between sharded and single runs still skips finished
+    /// work. Earlier manifests win for an input recorded twice. Every offered entry is still checked file by file.
+    public init(manifestURLs: [URL], settingsDigest: String, toolVersion: String) {
+        var rejected: String?
         var relativeCount: [String: Int] = [:]
-        for e in previous.entries { relativeCount[e.input.relativePath, default: 0] += 1 }
-        for e in previous.entries where e.status != .failed && e.output != nil {
-            byPath[e.input.path] = e
-            if relativeCount[e.input.relativePath] == 1 { byRelativePath[e.input.relativePath] = e }
+        var byRelative: [String: Manifest.Entry] = [:]
+        for url in manifestURLs {
+            guard let data = try? Data(contentsOf: url) else { continue }
+            guard let previous = try? Manifest.decode(data) else {
+                rejected = rejected ?? "the previous manifest \(url.lastPathComponent) is not readable; converting everything"
+                continue
+            }
+            guard previous.settingsDigest == settingsDigest, previous.tool.version == toolVersion else {
+                rejected = rejected ?? "settings or tool version changed since the previous run; converting everything"
+                continue
+            }
+            for e in previous.entries where e.status != .failed && e.output != nil {
+                if byPath[e.input.path] == nil { byPath[e.input.path] = e }
+                if byRelative[e.input.relativePath]?.input.path != e.input.path {
+                    relativeCount[e.input.relativePath, default: 0] += 1
+                    if byRelative[e.input.relativePath] == nil { byRelative[e.input.relativePath] = e }
+                }
+            }
         }
+        byRelativePath = byRelative.filter { relativeCount[$0.key] == 1 }
+        unusableReason = byPath.isEmpty ? rejected : nil
+    }
+
+    /// The manifests in `folder` a run may resume from: `first`, then manifest.json and manifest.shard-*.json.
+    public static func candidates(first: URL, in folder: URL) -> [URL] {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
+            .filter { $0 == "manifest.json" || ($0.hasPrefix("manifest.shard-") && $0.hasSuffix(".json")) }
+            .sorted()
+        return [first] + names.map { folder.appendingPathComponent($0) }.filter { $0.standardizedFileURL != first.standardizedFileURL }
     }
 
     /// The previous entry for `item`: matched by its path, else by its relative path when that is unambiguous.

@@ -19,6 +19,8 @@ final class WorkerPool {
     /// Largest peak RSS any worker reported, and the largest sum of the workers' peaks at one time.
     private(set) var peakWorkerRSSKiB = 0
     private(set) var peakTotalWorkerRSSKiB = 0
+    /// Processes started so far.
+    private(set) var started = 0
 
     init(launch: WorkerLaunch, size: Int, timeout: Double?, recycleAfter: Int) {
         self.launch = launch
@@ -47,6 +49,7 @@ final class WorkerPool {
                     return .lost(job, reason: "\(error)", pid: 0)
                 }
                 workers.append(worker)
+                started += 1
             }
             do {
                 try worker.send(job)

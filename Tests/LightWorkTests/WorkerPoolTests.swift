@@ -1,0 +1,40 @@
+import Foundation
+import XCTest
+@testable import LightWork
+
+/// BatchRunner with real `lightwork worker` processes: recycling after K files and replacement after a crash.
+final class WorkerPoolTests: XCTestCase {
+    private func run(_ items: [InputItem], out: URL, environment: [String: String], force: Bool) -> (BatchRunner, Manifest) {
+        var config = BatchConfiguration()
+        config.isolation = .workers(WorkerLaunch(executable: CLIRunner.binary.path, arguments: ["worker", "-o", out.path, "--threads", "1"],
+                                                 environment: ["OMP_NUM_THREADS": "1", "SWIFT_BACKTRACE": "enable=no"].merging(environment) { $1 }))
+        config.jobs = 1
+        config.recycleAfter = 3
+        config.force = force
+        let runner = BatchRunner(converter: FileConverter(options: ConvertOptions(outputDirectory: out)),
+                                 manifestURL: out.appendingPathComponent("manifest.json"), configuration: config)
+        let manifest = runner.run(items, onEvent: { _ in }, onManifestError: { XCTFail("\($0)") })
+        return (runner, manifest)
+    }
+
+    func testWorkersAreRecycledAfterKFilesAndReplacedAfterACrash() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let input = dir.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+        for i in 1...6 { try BatchFixture.makeDNG(input.appendingPathComponent("gen-\(i).dng"), seed: 20 + i) }
+        let items = InputWalker.items(for: [input.path])
+        let out = dir.appendingPathComponent("out")
+
+        let (plain, m1) = run(items, out: out, environment: [:], force: false)
+        XCTAssertEqual(m1.summary.converted, 6)
+        XCTAssertEqual(plain.workersStarted, 2, "six files, a fresh worker every three")
+        XCTAssertGreaterThan(plain.peakWorkerRSSKiB, 10_000, "workers report their peak memory")
+        XCTAssertGreaterThanOrEqual(plain.peakTotalWorkerRSSKiB, plain.peakWorkerRSSKiB)
+
+        let (crashing, m2) = run(items, out: out, environment: [WorkerLoop.crashHookVariable: "gen-2"], force: true)
+        XCTAssertEqual(crashing.workersStarted, 3, "files 1 and 2 (crash), then 3-5, then 6")
+        XCTAssertEqual(m2.summary.converted, 5)
+        XCTAssertEqual(m2.entries[1].reason, "decoder crashed: signal 11 (SIGSEGV)")
+        XCTAssertEqual(m2.entries.map(\.input.index), [1, 2, 3, 4, 5, 6])
+    }
+}
