@@ -56,13 +56,28 @@ enum BatchArguments {
             c.isolation = .inProcess
             c.jobs = 1
         } else {
-            // Each worker's engine gets an equal share of the cores; a user's --threads wins (last value counts).
-            var arguments = ["worker"] + convertArguments
-            if p.value("threads") == nil { arguments += ["--threads", String(max(1, cores / c.jobs))] }
-            c.isolation = .workers(WorkerLaunch(executable: executablePath(), arguments: arguments,
-                                                environment: ["OMP_NUM_THREADS": "1", "SWIFT_BACKTRACE": "enable=no"]))
+            c.isolation = workers(jobs: c.jobs, p, convertArguments: convertArguments)
         }
         return c
+    }
+
+    /// Fewer files than `--jobs`: fewer workers, each with a larger share of the cores (one 24 MP file gets
+    /// every core for its demosaic and its chain instead of one).
+    static func fitted(_ c: BatchConfiguration, files: Int, _ p: ParsedArguments, convertArguments: [String]) -> BatchConfiguration {
+        guard case .workers = c.isolation, files >= 1, files < c.jobs else { return c }
+        var fitted = c
+        fitted.jobs = files
+        fitted.isolation = workers(jobs: files, p, convertArguments: convertArguments)
+        return fitted
+    }
+
+    /// Each worker's decoder (OpenMP) and engine get an equal share of the cores; a user's --threads wins.
+    static func workers(jobs: Int, _ p: ParsedArguments, convertArguments: [String]) -> BatchConfiguration.Isolation {
+        let share = String(max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, jobs)))
+        var arguments = ["worker"] + convertArguments
+        if p.value("threads") == nil { arguments += ["--threads", share] }
+        return .workers(WorkerLaunch(executable: executablePath(), arguments: arguments,
+                                     environment: ["OMP_NUM_THREADS": share, "SWIFT_BACKTRACE": "enable=no"]))
     }
 
     /// This program's own file, for starting workers.

@@ -102,7 +102,9 @@ enum ConvertCommand {
                                             : "no images found in \(parsed.positionals.joined(separator: ", "))")
             return 1
         }
-        let runner = BatchRunner(converter: FileConverter(options: options), manifestURL: manifestURL, configuration: batch)
+        let toConvert = plan.jobs.filter { $0.outputPath != nil }.count
+        let fitted = BatchArguments.fitted(batch, files: toConvert, parsed, convertArguments: args)
+        let runner = BatchRunner(converter: FileConverter(options: options), manifestURL: manifestURL, configuration: fitted)
         runner.onNotice = { console.info($0) }
         var meter = ProgressMeter(total: plan.jobs.count)
         var manifestFailed = false

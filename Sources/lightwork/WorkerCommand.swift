@@ -9,8 +9,9 @@ enum WorkerCommand {
             let parsed = try CommandLineParser.parse(args, specs: ConvertCommand.specs)
             guard let out = parsed.value("output") else { throw LightWorkError.usage("worker needs the convert arguments, -o OUTDIR included") }
             var options = try ConvertCommand.makeOptions(parsed, outputDirectory: URL(fileURLWithPath: out))
-            options.decode.libRawThreads = 1
             if let t = parsed.value("threads"), let n = Int(t), n >= 1 { Parallel.threads = n }
+            // The parent gives each worker its share of the cores: the demosaic (OpenMP) uses the same share.
+            options.decode.libRawThreads = Parallel.threads
             return WorkerLoop.run(converter: FileConverter(options: options))
         } catch {
             FileHandle.standardError.write(Data("lightwork worker: \(error)\n".utf8))
