@@ -13,7 +13,9 @@ final class WorkerPoolTests: XCTestCase {
         config.force = force
         let runner = BatchRunner(converter: FileConverter(options: ConvertOptions(outputDirectory: out)),
                                  manifestURL: out.appendingPathComponent("manifest.json"), configuration: config)
-        let manifest = runner.run(items, onEvent: { _ in }, onManifestError: { XCTFail("\($0)") })
+        let converter = runner.converter
+        let jobs = items.map { PlannedJob(item: $0, action: .convert(output: converter.relativeOutputPath(for: $0))) }
+        let manifest = runner.run(jobs, onEvent: { _ in }, onManifestError: { XCTFail("\($0)") })
         return (runner, manifest)
     }
 
