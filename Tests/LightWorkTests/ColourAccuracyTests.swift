@@ -10,21 +10,14 @@ final class ColourAccuracyTests: XCTestCase {
     /// Per-patch ΔE00 (LittleCMS `cmsCIE2000DeltaE`) of the output's patch centres against the truth file.
     static func patchErrors(output: URL, truth: SampleSceneTests.Truth) throws -> [(name: String, deltaE: Double, inGamut: Bool)] {
         let file = try ImageFileReader.read(output)
-        let profile = try XCTUnwrap(file.iccProfile.flatMap { ICCProfile(data: $0) }, "output carries no ICC profile")
-        let lab = cmsCreateLab4Profile(nil)!
-        defer { cmsCloseProfile(lab) }
-        let xf = try XCTUnwrap(cmsCreateTransform(profile.handle, LW_TYPE_RGB_16, lab, LW_TYPE_Lab_DBL, UInt32(INTENT_RELATIVE_COLORIMETRIC), 0))
-        defer { cmsDeleteTransform(xf) }
+        let reader = try LabReader(file)
         return truth.patches.map { patch in
             var sum = SIMD3<Double>(0, 0, 0)
             let c = patch.centre
             for y in c.y..<(c.y + c.h) { for x in c.x..<(c.x + c.w) {
                 sum += SIMD3(Double(file.sample(x: x, y: y, channel: 0)), Double(file.sample(x: x, y: y, channel: 1)), Double(file.sample(x: x, y: y, channel: 2)))
             } }
-            let mean = sum / Double(c.w * c.h)
-            var rgb: [UInt16] = [UInt16(mean.x.rounded()), UInt16(mean.y.rounded()), UInt16(mean.z.rounded())]
-            var measured = cmsCIELab()
-            cmsDoTransform(xf, &rgb, &measured, 1)
+            var measured = reader.lab(sum / Double(c.w * c.h))
             var reference = cmsCIELab(L: patch.labD50[0], a: patch.labD50[1], b: patch.labD50[2])
             let linear = SampleSceneTests.linearSRGB(lab: SampleSceneTests.vector(patch.labD50))
             let inGamut = [linear.x, linear.y, linear.z].allSatisfy { $0 >= -0.001 && $0 <= 1.001 }

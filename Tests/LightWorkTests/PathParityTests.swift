@@ -12,26 +12,12 @@ final class PathParityTests: XCTestCase {
         let fa = try ImageFileReader.read(a), fb = try ImageFileReader.read(b)
         XCTAssertEqual(fa.width, fb.width)
         XCTAssertEqual(fa.height, fb.height)
-        let lab = cmsCreateLab4Profile(nil)!
-        defer { cmsCloseProfile(lab) }
-        func transform(_ f: ImageFile) throws -> cmsHTRANSFORM {
-            let p = try XCTUnwrap(f.iccProfile.flatMap { ICCProfile(data: $0) })
-            return try XCTUnwrap(cmsCreateTransform(p.handle, LW_TYPE_RGB_16, lab, LW_TYPE_Lab_DBL, UInt32(INTENT_RELATIVE_COLORIMETRIC), 0))
-        }
-        let ta = try transform(fa), tb = try transform(fb)
-        defer { cmsDeleteTransform(ta); cmsDeleteTransform(tb) }
-        func labAt(_ f: ImageFile, _ t: cmsHTRANSFORM, _ x: Int, _ y: Int) -> cmsCIELab {
-            let scale = f.bitDepth == 8 ? 257 : 1
-            var rgb: [UInt16] = (0..<3).map { UInt16(Int(f.sample(x: x, y: y, channel: $0)) * scale) }
-            var out = cmsCIELab()
-            cmsDoTransform(t, &rgb, &out, 1)
-            return out
-        }
+        let ra = try LabReader(fa), rb = try LabReader(fb)
         var sum = 0.0, n = 0
         for y in stride(from: 0, to: fa.height, by: step) {
             for x in stride(from: 0, to: fa.width, by: step) {
                 if x >= skip.x && x < skip.x + skip.w && y >= skip.y && y < skip.y + skip.h { continue }
-                var l1 = labAt(fa, ta, x, y), l2 = labAt(fb, tb, x, y)
+                var l1 = ra.lab(x: x, y: y), l2 = rb.lab(x: x, y: y)
                 sum += cmsCIE2000DeltaE(&l1, &l2, 1, 1, 1)
                 n += 1
             }
