@@ -12,3 +12,4 @@
 #include "lw_tiff.h"
 #include "lw_tiffexif.h"
 #include "lw_tifftags.h"
+#include "lw_watch.h"

@@ -55,8 +55,10 @@ public enum BatchPlanner {
     }
 
     /// Plans `items` (in the walker's order). `owners` maps output paths an earlier run wrote to the input
-    /// (relative path) they came from; `exists` says whether an output path is taken on disk.
-    public static func plan(items: [InputItem], rules: PlanRules, owners: [String: String] = [:],
+    /// (relative path) they came from; `exists` says whether an output path is taken on disk. `{index}` counts
+    /// from `firstIndex`, zero-padded to `indexWidth` (default: the width of the count); a folder watch plans
+    /// one file at a time with its running number.
+    public static func plan(items: [InputItem], rules: PlanRules, owners: [String: String] = [:], firstIndex: Int = 1, indexWidth: Int? = nil,
                             exists: @escaping (String) -> Bool) -> BatchPlan {
         let kept = items.filter { rules.filter.accepts(relativePath: $0.relativePath) }
         var jobs = kept.map { PlannedJob(item: $0, action: .convert(output: "")) }
@@ -64,7 +66,7 @@ public enum BatchPlanner {
 
         // Names for the files that are converted; {index} counts only those.
         let converting = jobs.indices.filter { jobs[$0].outputPath != nil }
-        let width = String(converting.count).count
+        let width = indexWidth ?? String(converting.count).count
         let captured = rules.name.needsMetadata ? probe(converting.map { jobs[$0].item.url }) : []
         let film = rules.filmName.map { FileNameSafety.slug($0, fallback: "none") } ?? "none"
         let recipe = rules.recipeName.map { FileNameSafety.slug($0, fallback: "none") } ?? "none"
@@ -74,7 +76,7 @@ public enum BatchPlanner {
             let file = (item.relativePath as NSString).lastPathComponent
             let ext = (file as NSString).pathExtension
             var values = OutputNameTemplate.Values(stem: FileNameSafety.sanitized((file as NSString).deletingPathExtension),
-                                                   ext: FileNameSafety.sanitized(ext), film: film, index: pad(n + 1, width), recipe: recipe)
+                                                   ext: FileNameSafety.sanitized(ext), film: film, index: pad(firstIndex + n, width), recipe: recipe)
             if let m = captured.isEmpty ? nil : captured[n] {
                 values.date = CaptureInfoProbe.isoDate(m.dateTimeOriginal) ?? "nodate"
                 values.camera = FileNameSafety.cameraSlug(make: m.make, model: m.model, fallback: "nocamera")

@@ -65,11 +65,12 @@ final class WorkerPool {
         return nil
     }
 
-    /// Waits up to `seconds` for replies, deaths or time-outs; also returns when `wakeFD` becomes readable.
-    func wait(seconds: Double, wakeFD: Int32) -> [Event] {
+    /// Waits up to `seconds` for replies, deaths or time-outs; also returns when `wakeFD` (or one of
+    /// `alsoWakeOn`, e.g. a folder watch's inotify descriptor) becomes readable.
+    func wait(seconds: Double, wakeFD: Int32, alsoWakeOn: [Int32] = []) -> [Event] {
         var events: [Event] = []
         var fds = workers.map { pollfd(fd: $0.output, events: Int16(POLLIN), revents: 0) }
-        if wakeFD >= 0 { fds.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)) }
+        for fd in [wakeFD] + alsoWakeOn where fd >= 0 { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
         var wait = seconds
         if let timeout {
             let now = DispatchTime.now().uptimeNanoseconds

@@ -1,0 +1,619 @@
+import Foundation
+
+/// The hot folder: converts the backlog already in the inbox, then every file that arrives, each exactly
+/// once, with the batch engine (worker processes, atomic outputs, manifest entries).
+///
+/// A file goes: seen (closed after writing, renamed into place, found by a scan or a look) → settling
+/// (`FileStability`: no change for `settle` seconds, structure whole) → queued (at most `queueLimit` files
+/// are tracked; more arrivals wait for a rescan) → hashed and checked against the journal (done before? the
+/// same content under another name, with `dedupe`?) → given its output name and recorded `start` in the
+/// journal → converted by a worker → recorded `done` and in the manifest → moved to the archive or failed
+/// folder when asked. After a `kill -9` at any point a restart converts exactly what was not recorded
+/// done, to the same output name, and leaves nothing half-written under a final name.
+public final class WatchService {
+    public enum Event: Sendable {
+        /// The backlog scan found this many files to look at.
+        case started(backlog: Int, mode: String)
+        case converting(item: InputItem)
+        case finished(item: InputItem, entry: Manifest.Entry)
+        case heartbeat(WatchStatus)
+        /// SIGHUP: the recipe was read again and these settings apply to files from now on.
+        case reloaded(settings: ResolvedSettings, digest: String)
+        /// Lines worth telling the user.
+        case notice(String)
+    }
+
+    /// How the watch ended.
+    public enum Outcome: Sendable, Equatable {
+        /// SIGTERM or SIGINT: files in flight were finished (or abandoned after the grace period).
+        case stopped(signal: Int32)
+        /// `once`: the inbox was converted; `failed` files failed in this run.
+        case drained(failed: Int)
+    }
+
+    public private(set) var converter: FileConverter
+    public private(set) var configuration: WatchConfiguration
+    /// Reads the recipe and flags again (SIGHUP); nil when reloading is not offered.
+    public var reload: (() throws -> (FileConverter, PlanRules))?
+    public private(set) var manifest: Manifest
+
+    private let scanner: InboxScanner
+    private let inboxPath: String
+    private var ledger: WatchLedger!
+    private var tracker: FileStability
+    private var ready: [FileStability.Ready] = []
+    /// Files waiting for a twin in flight (same content or same path) to finish.
+    private var blocked: [FileStability.Ready] = []
+    private var inFlight: [Int: InFlight] = [:]
+    private var pool: WorkerPool?
+    private var signals: WatchSignals?
+    private var inotify: InotifyWatcher?
+    private var polling: PollingWatcher?
+    private var overflowed = false
+    /// Paths whose current signature is known to be handled (same content touched again), so events do not rehash them.
+    private var handledSignatures: [String: FileSignature] = [:]
+    private var entryDigests: [Int: String] = [:]
+    private var recentFailures: [WatchStatus.Failure] = []
+    private var failedThisRun = 0
+    private var pausedUntil = 0.0
+    private var state = "running"
+    private var statusDirty = true
+    private var lastStatusWrite = -1.0
+    private var manifestDirty = false
+    private var lastManifestSave = 0.0
+    private var lastManifestCost = 0.0
+    private let startedAt = Date()
+    private let startClock: Double
+    private var onEvent: (Event) -> Void = { _ in }
+
+    struct InFlight {
+        let seq: Int
+        let relativePath: String
+        let sha256: String
+        let signature: FileSignature
+        let job: WorkerJob
+        let settingsDigest: String
+        let started: Double
+    }
+
+    public init(converter: FileConverter, configuration: WatchConfiguration) {
+        self.converter = converter
+        self.configuration = configuration
+        inboxPath = configuration.inbox.standardizedFileURL.path
+        var excluded = [configuration.manifestURL.deletingLastPathComponent(), converter.options.outputDirectory]
+        if let a = configuration.archive { excluded.append(a) }
+        if let f = configuration.failed { excluded.append(f) }
+        scanner = InboxScanner(root: URL(fileURLWithPath: inboxPath),
+                               rules: WatchNameRules(filter: configuration.rules.filter, excludedFolders: excluded))
+        let settle = configuration.poll.map { max(configuration.settle, $0 * 0.9) } ?? configuration.settle
+        tracker = FileStability(settle: settle, giveUp: configuration.giveUp)
+        manifest = Manifest(tool: Manifest.ToolInfo(version: LightWorkVersion.current, libraries: LightWorkVersion.libraries),
+                            settings: converter.options.settings, host: ProcessInfo.processInfo.hostName, startedAt: Date())
+        startClock = WatchService.clock()
+    }
+
+    /// Seconds on the monotonic clock (the watch's timers).
+    public static func clock() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
+    private var modeDescription: String {
+        configuration.poll.map { String(format: "poll every %g s", $0) } ?? "inotify"
+    }
+
+    // MARK: - Run
+
+    /// Watches until SIGTERM/SIGINT (or, with `once`, until the inbox is converted). Throws `WatchError`
+    /// when the watch cannot start or go on (the inbox vanished, the journal is locked or unwritable).
+    public func run(onEvent: @escaping (Event) -> Void) throws -> Outcome {
+        self.onEvent = onEvent
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: inboxPath, isDirectory: &isDir), isDir.boolValue else {
+            throw WatchError("the inbox \(inboxPath) is not a folder")
+        }
+        try FileManager.default.createDirectory(at: converter.options.outputDirectory, withIntermediateDirectories: true)
+        ledger = try WatchLedger(url: configuration.journalURL)
+        if ledger.droppedLines > 0 { notice("journal: dropped \(ledger.droppedLines) incomplete record(s) left by a kill") }
+        for (entry, digest) in ledger.replayedEntries {
+            if let i = entry.input.index, let digest { entryDigests[i] = digest }
+            manifest.entries.append(entry)
+        }
+        annotateSettings()
+        manifest.updateSummary()
+
+        // Temporaries a killed run left beside the outputs it had started, the manifest and the status file.
+        let finals = ledger.unfinished.compactMap { $0.output.map { converter.options.outputDirectory.appendingPathComponent($0) } }
+            + [configuration.manifestURL, configuration.statusURL]
+        let swept = TemporaryFileSweeper.sweep(finals: finals)
+        if swept > 0 { notice("removed \(swept) temporary file(s) left by an interrupted watch") }
+        if !ledger.unfinished.isEmpty { notice("\(ledger.unfinished.count) file(s) were in flight when the last watch ended: converting them again") }
+
+        signals = configuration.batch.handleSignals ? WatchSignals() : nil
+        defer { signals?.restore(); pool?.shutdown() }
+        // The watcher starts before the backlog scan, so nothing written in between is missed.
+        if let interval = configuration.poll {
+            polling = PollingWatcher(scanner: scanner, interval: interval)
+        } else {
+            let watcher = try InotifyWatcher(scanner: scanner)
+            watcher.onNotice = { [weak self] in self?.notice($0) }
+            inotify = watcher
+        }
+        moveFinishedOriginals()
+        let now = WatchService.clock()
+        var backlog = 0
+        if let polling {
+            backlog = take(polling.look(now: now), now: now)
+        } else {
+            for rel in scanner.scan().files { if observe(rel, now: now) { backlog += 1 } }
+        }
+        onEvent(.started(backlog: backlog, mode: modeDescription))
+        var nextHeartbeat = now + (configuration.heartbeat ?? .infinity)
+        var graceEnds: Double?
+        var outcome: Outcome?
+        var fatal: Error?
+
+        while true {
+            let now = WatchService.clock()
+            // Signals.
+            if let s = signals, let signal = s.stopSignal, state != "stopping" {
+                state = "stopping"
+                statusDirty = true
+                graceEnds = now + configuration.batch.gracePeriod
+                outcome = .stopped(signal: signal)
+                if !inFlight.isEmpty {
+                    notice(String(format: "stopping: finishing %d file(s) in flight (at most %g s; signal again to abandon them)",
+                                  inFlight.count, configuration.batch.gracePeriod))
+                }
+            }
+            if signals?.takeHangup() == true, reload != nil, state == "running" {
+                state = "reloading"
+                statusDirty = true
+                notice("SIGHUP: reloading the recipe once the \(inFlight.count) file(s) in flight are done")
+            }
+            if state == "stopping" {
+                if inFlight.isEmpty { break }
+                if let graceEnds, (signals?.stopCount ?? 0) >= 2 || now >= graceEnds { abandonInFlight(); break }
+            }
+            if state == "reloading" && inFlight.isEmpty { performReload() }
+
+            // What the watchers saw.
+            if let inotify {
+                let changes = inotify.read()
+                if changes.contains(.inboxGone) { fatal = WatchError("the inbox \(inboxPath) was removed, moved or unmounted"); break }
+                _ = take(changes, now: now)
+            }
+            if let polling, now >= polling.nextLook {
+                let changes = polling.look(now: now)
+                if changes.contains(.inboxGone) { fatal = WatchError("the inbox \(inboxPath) was removed, moved or unmounted"); break }
+                _ = take(changes, now: now)
+            }
+            if overflowed && tracker.count + ready.count < configuration.queueLimit / 2 {
+                overflowed = false
+                var found = 0
+                for rel in scanner.scan().files where observe(rel, now: now) { found += 1 }
+                if found > 0 { notice("rescanned the inbox: \(found) file(s) to look at") }
+            }
+
+            // Files that settled.
+            let room = max(0, 4 * max(1, configuration.batch.jobs) - ready.count)
+            if room > 0, let due = tracker.nextDue, due <= now {
+                let settled = tracker.collect(now: now, limit: room, look: { FileSignature.of(self.scanner.path($0)) },
+                                              complete: { FileCompleteness.check(URL(fileURLWithPath: self.scanner.path($0))).allowsConversion })
+                for r in settled where r.incomplete {
+                    notice("\(r.relativePath): still incomplete after \(Int(configuration.giveUp)) s without a change; converting it as it is")
+                }
+                ready += settled
+                if !settled.isEmpty { statusDirty = true }
+            }
+
+            // Dispatch.
+            do {
+                if state == "running" && now >= pausedUntil { try dispatchReady() }
+            } catch {
+                fatal = error
+                state = "stopping"
+                graceEnds = now + configuration.batch.gracePeriod
+            }
+
+            if configuration.once, state == "running", tracker.count == 0, ready.isEmpty, blocked.isEmpty, inFlight.isEmpty, !overflowed {
+                outcome = .drained(failed: failedThisRun)
+                break
+            }
+
+            // Heartbeat, status, manifest.
+            if now >= nextHeartbeat {
+                nextHeartbeat = now + (configuration.heartbeat ?? .infinity)
+                writeStatus(now: now)
+                onEvent(.heartbeat(status(now: now)))
+            }
+            if statusDirty && now - lastStatusWrite >= 0.5 { writeStatus(now: now) }
+            if manifestDirty { saveManifest(force: now - lastManifestSave > 2) }
+
+            // Wait for replies, events or signals.
+            var wait = 0.5
+            if let due = tracker.nextDue { wait = min(wait, due - now) }
+            if let polling { wait = min(wait, polling.nextLook - now) }
+            if statusDirty { wait = min(wait, max(0.05, lastStatusWrite + 0.5 - now)) }
+            if let graceEnds { wait = min(wait, graceEnds - now) }
+            if !ready.isEmpty && canDispatch && state == "running" && now >= pausedUntil { wait = 0 }
+            wait = max(0.005, wait)
+            let wake = (signals?.wakeFDs ?? []) + (inotify.map { [$0.fd] } ?? [])
+            if let pool {
+                for event in pool.wait(seconds: wait, wakeFD: -1, alsoWakeOn: wake) {
+                    do {
+                        switch event {
+                        case let .finished(job, entry): try finish(job, entry)
+                        case let .lost(job, reason, pid): try lost(job, reason: reason, pid: pid)
+                        }
+                    } catch {
+                        fatal = fatal ?? error
+                        if state != "stopping" { state = "stopping"; graceEnds = WatchService.clock() + configuration.batch.gracePeriod }
+                    }
+                }
+            } else {
+                var fds = wake.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+                _ = poll(&fds, nfds_t(fds.count), Int32((wait * 1000).rounded(.up)))
+            }
+            signals?.drain()
+        }
+
+        state = "stopped"
+        manifest.finishedAt = Manifest.timestamp(Date())
+        saveManifest(force: true)
+        writeStatus(now: WatchService.clock())
+        if let fatal { throw fatal }
+        return outcome ?? .stopped(signal: SIGTERM)
+    }
+
+    // MARK: - Seeing files
+
+    /// Handles watcher changes; returns how many files started being tracked.
+    private func take(_ changes: [InboxChange], now: Double) -> Int {
+        var n = 0
+        for change in changes {
+            switch change {
+            case .file(let rel):
+                if observe(rel, now: now) { n += 1 }
+            case .modified(let rel):
+                if tracker.isTracking(rel) { tracker.observe(rel, signature: FileSignature.of(scanner.path(rel)), now: now) }
+                else if let i = ready.firstIndex(where: { $0.relativePath == rel }) {
+                    // Written again after it settled: it settles again.
+                    ready.remove(at: i)
+                    tracker.observe(rel, signature: FileSignature.of(scanner.path(rel)), now: now)
+                }
+            case .removed(let rel):
+                tracker.forget(rel)
+                ready.removeAll { $0.relativePath == rel }
+                blocked.removeAll { $0.relativePath == rel }
+            case .rescan:
+                overflowed = true
+                notice("the kernel's event queue overflowed: the inbox will be rescanned")
+            case .inboxGone:
+                break
+            }
+        }
+        if n > 0 { statusDirty = true }
+        return n
+    }
+
+    /// Starts tracking `rel` unless it is handled already, queued, or the queue is full; returns whether it is tracked now.
+    @discardableResult
+    private func observe(_ rel: String, now: Double) -> Bool {
+        guard let signature = FileSignature.of(scanner.path(rel)) else { tracker.forget(rel); return false }
+        if ledger.alreadyHandled(path: rel, signature: signature) || handledSignatures[rel] == signature { return false }
+        if let i = ready.firstIndex(where: { $0.relativePath == rel }) {
+            if ready[i].signature == signature { return false }
+            ready.remove(at: i)
+        }
+        if !tracker.isTracking(rel) && tracker.count + ready.count >= configuration.queueLimit {
+            overflowed = true
+            return false
+        }
+        let wasTracked = tracker.isTracking(rel)
+        tracker.observe(rel, signature: signature, now: now)
+        return !wasTracked
+    }
+
+    // MARK: - Dispatching
+
+    private var canDispatch: Bool {
+        guard let pool else { return true }
+        return pool.canDispatch
+    }
+
+    private func dispatchReady() throws {
+        while !ready.isEmpty && state == "running" {
+            if case .workers = configuration.batch.isolation {
+                if pool == nil { pool = makePool() }
+                guard pool!.canDispatch else { return }
+                if let budget = configuration.batch.memoryBudget, !inFlight.isEmpty {
+                    let estimate = MemoryBudget.estimate(for: URL(fileURLWithPath: scanner.path(ready[0].relativePath)))
+                    guard budget.allows(estimate, inFlight: pool!.inFlightEstimate, filesInFlight: pool!.inFlight) else { return }
+                }
+            }
+            try prepare(ready.removeFirst())
+        }
+    }
+
+    private func makePool() -> WorkerPool? {
+        guard case .workers(let launch) = configuration.batch.isolation else { return nil }
+        return WorkerPool(launch: launch, size: configuration.batch.jobs, timeout: configuration.batch.timeout,
+                          recycleAfter: configuration.batch.recycleAfter)
+    }
+
+    private func item(_ rel: String) -> InputItem {
+        InputItem(url: URL(fileURLWithPath: scanner.path(rel)), displayPath: scanner.path(rel), relativePath: rel)
+    }
+
+    /// Hashes a settled file, decides what it is (done before, a duplicate, new) and records and dispatches it.
+    private func prepare(_ r: FileStability.Ready) throws {
+        let rel = r.relativePath
+        let now = WatchService.clock()
+        let path = scanner.path(rel)
+        guard let signature = FileSignature.of(path) else { return }
+        guard signature == r.signature else { tracker.observe(rel, signature: signature, now: now); return }
+        if ledger.alreadyHandled(path: rel, signature: signature) { return }
+        if inFlight.values.contains(where: { $0.relativePath == rel }) { blocked.append(r); return }
+        guard let sha = try? SHA256.hex(fileAt: URL(fileURLWithPath: path)) else { return }
+        guard FileSignature.of(path) == signature else {
+            tracker.observe(rel, signature: FileSignature.of(path), now: now)     // written while it was read
+            return
+        }
+        let digest = manifest.settingsDigest
+        if let known = ledger.record(path: rel, sha256: sha) {
+            if known.status != nil { handledSignatures[rel] = signature; return }   // the same content, touched or copied again
+            // Started before a kill and never finished: convert it again, to the name it was given.
+            if let output = known.output {
+                start(WorkerJob(index: known.seq, item: item(rel), output: output, previous: nil), sha: sha, signature: signature, digest: digest)
+                return
+            }
+        }
+        if inFlight.values.contains(where: { $0.sha256 == sha }) { blocked.append(r); return }
+        if configuration.dedupe, let first = ledger.converted(sha256: sha) {
+            var entry = Manifest.Entry(input: Manifest.Input(path: path, relativePath: rel), status: .skipped,
+                                       reason: "identical content already converted from \(first.path)" + (first.output.map { " as \($0)" } ?? "")
+                                           + " (--no-dedupe converts it again)")
+            entry.input.size = signature.size
+            entry.input.sha256 = sha
+            try record(seq: ledger.takeSeq(), rel: rel, sha: sha, signature: signature, entry: entry, digest: digest)
+            return
+        }
+
+        let seq = ledger.takeSeq()
+        let reserved = Set(inFlight.values.map { $0.job.output.lowercased() })
+        let out = converter.options.outputDirectory
+        let plan = BatchPlanner.plan(items: [item(rel)], rules: configuration.rules, owners: ledger.owners, firstIndex: seq, indexWidth: 4) { candidate in
+            if reserved.contains(candidate.lowercased()) { return true }
+            var st = stat()
+            return lstat(out.appendingPathComponent(candidate).path, &st) == 0
+        }
+        let planned = plan.jobs[0]
+        guard let output = planned.outputPath else {
+            var entry = planned.entry!
+            entry.input.size = signature.size
+            entry.input.sha256 = sha
+            try record(seq: seq, rel: rel, sha: sha, signature: signature, entry: entry, digest: digest)
+            return
+        }
+        try ledger.append(WatchRecord(op: .start, seq: seq, path: rel, sha256: sha, signature: signature, output: output))
+        start(WorkerJob(index: seq, item: item(rel), output: output, notes: planned.notes, previous: nil), sha: sha, signature: signature, digest: digest)
+    }
+
+    /// Hands a recorded job to a worker (or converts it here without isolation).
+    private func start(_ job: WorkerJob, sha: String, signature: FileSignature, digest: String) {
+        inFlight[job.index] = InFlight(seq: job.index, relativePath: job.relativePath, sha256: sha, signature: signature, job: job,
+                                       settingsDigest: digest, started: WatchService.clock())
+        statusDirty = true
+        onEvent(.converting(item: job.item))
+        if let pool {
+            let estimate = MemoryBudget.estimate(for: job.item.url)
+            if case let .lost(job, reason, pid)? = pool.dispatch(job, estimate: estimate) {
+                do { try lost(job, reason: reason, pid: pid) } catch { notice("cannot record \(job.relativePath): \(error)") }
+            }
+        } else {
+            let entry = BatchJob.perform(job, converter: converter)
+            do { try finish(job, entry) } catch { notice("cannot record \(job.relativePath): \(error)") }
+        }
+    }
+
+    // MARK: - Results
+
+    private func finish(_ job: WorkerJob, _ entry: Manifest.Entry) throws {
+        guard let f = inFlight.removeValue(forKey: job.index) else { return }
+        releaseBlocked()
+        statusDirty = true
+        if entry.status == .failed, let reason = entry.reason, reason.hasPrefix("disk full") {
+            // Not the file's fault: it is tried again once there is room (nothing is recorded).
+            pausedUntil = WatchService.clock() + 30
+            notice("\(reason): pausing 30 s; \(f.relativePath) will be converted again")
+            tracker.observe(f.relativePath, signature: FileSignature.of(scanner.path(f.relativePath)), now: WatchService.clock())
+            return
+        }
+        var entry = entry
+        entry.input.index = f.seq
+        try record(seq: f.seq, rel: f.relativePath, sha: entry.input.sha256 ?? f.sha256, signature: f.signature, entry: entry, digest: f.settingsDigest)
+    }
+
+    private func lost(_ job: WorkerJob, reason: String, pid: pid_t) throws {
+        if pid > 0 { TemporaryFileSweeper.sweep(finals: [converter.options.outputDirectory.appendingPathComponent(job.output)], pid: pid) }
+        var entry = Manifest.Entry(input: Manifest.Input(path: job.displayPath, relativePath: job.relativePath), status: .failed, reason: reason)
+        entry.input.size = inFlight[job.index]?.signature.size
+        entry.input.sha256 = inFlight[job.index]?.sha256
+        try finish(job, entry)
+    }
+
+    /// Records a file's outcome (journal first, then manifest), then moves the original when asked.
+    private func record(seq: Int, rel: String, sha: String, signature: FileSignature, entry: Manifest.Entry, digest: String) throws {
+        var entry = entry
+        entry.input.index = seq
+        try ledger.append(WatchRecord(op: .done, seq: seq, path: rel, sha256: sha, signature: signature, entry: entry, settingsDigest: digest))
+        entryDigests[seq] = digest
+        handledSignatures[rel] = nil
+        insert(annotated(entry, digest: digest))
+        if entry.status == .failed {
+            failedThisRun += 1
+            recentFailures.append(WatchStatus.Failure(path: rel, reason: entry.reason ?? "failed", at: Manifest.timestamp(Date())))
+            if recentFailures.count > 20 { recentFailures.removeFirst(recentFailures.count - 20) }
+        }
+        moveOriginal(seq: seq, rel: rel, status: entry.status, reason: entry.reason, sha: sha)
+        statusDirty = true
+        onEvent(.finished(item: item(rel), entry: entry))
+    }
+
+    private func releaseBlocked() {
+        guard !blocked.isEmpty else { return }
+        ready.insert(contentsOf: blocked, at: 0)
+        blocked.removeAll()
+    }
+
+    /// Kills the workers of files still in flight after the grace period; they are not recorded, so the next
+    /// watch converts them (to the same names).
+    private func abandonInFlight() {
+        guard let pool else { return }
+        let abandoned = pool.abandonAll()
+        for (job, pid) in abandoned {
+            TemporaryFileSweeper.sweep(finals: [converter.options.outputDirectory.appendingPathComponent(job.output)], pid: pid)
+            inFlight[job.index] = nil
+        }
+        if !abandoned.isEmpty { notice("abandoned \(abandoned.count) file(s) in flight; the next watch converts them") }
+    }
+
+    // MARK: - Originals
+
+    private func moveOriginal(seq: Int, rel: String, status: Manifest.Status, reason: String?, sha: String) {
+        let target = status == .failed ? configuration.failed : configuration.archive
+        guard let target else { return }
+        let source = URL(fileURLWithPath: scanner.path(rel))
+        do {
+            let destination = try OriginalMover.move(source, to: target, relativePath: rel)
+            if status == .failed {
+                let note = "\(rel): \(reason ?? "failed")\nfailed at \(Manifest.timestamp(Date())) in lightwork \(LightWorkVersion.current) "
+                    + "(watch of \(inboxPath))\nsha256 \(sha)\n"
+                try OriginalMover.writeNote(note, to: URL(fileURLWithPath: destination.path + ".error.txt"))
+            }
+            try ledger.append(WatchRecord(op: .moved, seq: seq, path: rel, movedTo: destination.path))
+            if let i = manifest.entries.lastIndex(where: { $0.input.index == seq }) {
+                manifest.entries[i].notes.append("original moved to \(destination.path)")
+                manifestDirty = true
+            }
+        } catch {
+            notice("\(rel): the original stays in the inbox: \(error)")
+        }
+    }
+
+    /// After a restart: originals recorded done but not yet moved (a kill came between) are moved now,
+    /// when the file in the inbox is still the one recorded.
+    private func moveFinishedOriginals() {
+        guard configuration.archive != nil || configuration.failed != nil else { return }
+        for f in ledger.finishedNotMoved {
+            guard let status = f.status, let sha = f.sha256, let signature = f.signature,
+                  (status == .failed ? configuration.failed : configuration.archive) != nil,
+                  FileSignature.of(scanner.path(f.path)) == signature else { continue }
+            let reason = manifest.entries.last(where: { $0.input.index == f.seq })?.reason
+            moveOriginal(seq: f.seq, rel: f.path, status: status, reason: reason, sha: sha)
+        }
+    }
+
+    // MARK: - Reload
+
+    private func performReload() {
+        state = "running"
+        statusDirty = true
+        guard let reload else { return }
+        do {
+            let (newConverter, newRules) = try reload()
+            pool?.shutdown()
+            pool = nil
+            converter = newConverter
+            var rules = newRules
+            rules.filter = configuration.rules.filter
+            configuration.rules = rules
+            manifest.settings = newConverter.options.settings
+            manifest.settingsDigest = Manifest.digest(settings: newConverter.options.settings, toolVersion: manifest.tool.version)
+            annotateSettings()
+            manifestDirty = true
+            onEvent(.reloaded(settings: manifest.settings, digest: manifest.settingsDigest))
+        } catch {
+            notice("SIGHUP: the recipe was not reloaded (the previous settings stay): \(error)")
+        }
+    }
+
+    // MARK: - Manifest and status
+
+    private static let otherSettingsNote = "converted with other settings (settings digest "
+
+    private func annotated(_ entry: Manifest.Entry, digest: String?) -> Manifest.Entry {
+        var entry = entry
+        entry.notes.removeAll { $0.hasPrefix(WatchService.otherSettingsNote) }
+        if let digest, digest != manifest.settingsDigest, entry.status != .failed {
+            entry.notes.append(WatchService.otherSettingsNote + String(digest.prefix(16)) + "…; the recipe was changed since)")
+        }
+        return entry
+    }
+
+    /// Marks entries converted under settings other than the current ones (after a SIGHUP or a restart with a new recipe).
+    private func annotateSettings() {
+        manifest.entries = manifest.entries.map { annotated($0, digest: $0.input.index.flatMap { entryDigests[$0] }) }
+    }
+
+    private func insert(_ entry: Manifest.Entry) {
+        let key = entry.input.index ?? Int.max
+        var low = 0, high = manifest.entries.count
+        while low < high {
+            let mid = (low + high) / 2
+            if (manifest.entries[mid].input.index ?? Int.max) <= key { low = mid + 1 } else { high = mid }
+        }
+        manifest.entries.insert(entry, at: low)
+        manifest.updateSummary()
+        manifestDirty = true
+    }
+
+    /// Writes the manifest atomically: after every file while that is cheap, else at most a tenth of the time
+    /// (the journal, not the manifest, is what a restart trusts).
+    private func saveManifest(force: Bool) {
+        let start = WatchService.clock()
+        if !force, start - lastManifestSave < lastManifestCost * 10 { return }
+        defer {
+            lastManifestSave = WatchService.clock()
+            lastManifestCost = lastManifestSave - start
+        }
+        do {
+            try FileManager.default.createDirectory(at: configuration.manifestURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try AtomicFile.write(data: try manifest.encoded(), to: configuration.manifestURL)
+            manifestDirty = false
+        } catch {
+            notice("cannot write the manifest \(configuration.manifestURL.path): \(error)")
+        }
+    }
+
+    /// The status as of now.
+    public func status(now: Double = WatchService.clock()) -> WatchStatus {
+        var s = WatchStatus(pid: getpid(), inbox: inboxPath, output: converter.options.outputDirectory.path,
+                            manifest: configuration.manifestURL.path, mode: modeDescription, startedAt: Manifest.timestamp(startedAt),
+                            state: state, recipe: converter.options.settings.recipeName, settingsDigest: manifest.settingsDigest)
+        s.updatedAt = Manifest.timestamp(Date())
+        s.uptime = (now - startClock).rounded()
+        s.waiting = tracker.count
+        s.queued = ready.count + blocked.count
+        s.inProgress = inFlight.count
+        if let ledger {
+            let c = ledger.counts
+            (s.converted, s.skipped, s.failed) = (c.converted, c.skipped, c.failed)
+        }
+        s.waitingFiles = Array(tracker.paths.prefix(WatchStatus.listLimit))
+        s.queuedFiles = Array((ready + blocked).prefix(WatchStatus.listLimit).map(\.relativePath))
+        s.inProgressFiles = inFlight.values.sorted { $0.seq < $1.seq }.map(\.relativePath)
+        s.recentFailures = recentFailures
+        return s
+    }
+
+    private func writeStatus(now: Double) {
+        lastStatusWrite = now
+        statusDirty = false
+        do {
+            try AtomicFile.write(data: try status(now: now).encoded(), to: configuration.statusURL)
+        } catch {
+            notice("cannot write the status file \(configuration.statusURL.path): \(error)")
+        }
+    }
+
+    private func notice(_ text: String) { onEvent(.notice(text)) }
+}

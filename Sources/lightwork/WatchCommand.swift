@@ -1,0 +1,226 @@
+import Foundation
+import LightWork
+
+/// `lightwork watch INBOX -o OUTDIR`: a hot folder that converts every complete file exactly once.
+enum WatchCommand {
+    /// The convert flags a watch does not take: pairs, shards and --force belong to batches.
+    static let convertOnly: Set<String> = ["prefer", "shard", "shard-count", "force"]
+
+    static let watchSpecs: [OptionSpec] = [
+        OptionSpec(name: "poll", value: "SECONDS", help: "look at the folder every SECONDS instead of inotify (NFS/SMB shares, where inotify sees nothing)"),
+        OptionSpec(name: "settle", value: "SECONDS", help: "how long size and mtime must stay unchanged after the last write (default 2)"),
+        OptionSpec(name: "give-up", value: "SECONDS", help: "a file that stays truncated this long without a change is converted anyway and fails (default 60)"),
+        OptionSpec(name: "no-dedupe", value: nil, help: "convert content already converted under another name again (default: skip it, with a note)"),
+        OptionSpec(name: "dedupe", value: nil, help: "skip content already converted under another name (the default)"),
+        OptionSpec(name: "archive", value: "DIR", help: "move each original here once converted (folders mirrored; never deleted)"),
+        OptionSpec(name: "failed", value: "DIR", help: "move originals that fail here, each with NAME.error.txt saying why"),
+        OptionSpec(name: "heartbeat", value: "SECONDS", help: "a status line (a JSON event with --json) every SECONDS (default 60; 0 = none)"),
+        OptionSpec(name: "queue-limit", value: "N", help: "files tracked at once; a larger burst is picked up by rescans as the queue drains (default 10000)"),
+        OptionSpec(name: "once", value: nil, help: "convert what is in INBOX, then exit (0, or 1 if a file failed) instead of watching"),
+        OptionSpec(name: "status", value: nil, help: "lightwork watch --status OUTDIR: what a watch writing there has queued, in progress, done, failed"),
+    ]
+
+    static let specs: [OptionSpec] = ConvertCommand.specs.filter { !convertOnly.contains($0.name) } + watchSpecs
+
+    static let help = """
+    Usage: lightwork watch INBOX -o OUTDIR [convert options] [watch options]
+           lightwork watch --status OUTDIR [--json]
+
+    A hot folder. Converts the files already in INBOX and its subfolders, then every file that arrives
+    (subfolders created later included), each exactly once, with the same options, workers, atomic outputs
+    and manifest as 'lightwork convert'. Runs until SIGTERM or Ctrl-C; meant to run as a service (see the
+    README's systemd section and contrib/systemd/lightwork-watch.service).
+
+    Only complete files are converted. A file is taken when it is closed after writing or renamed into
+    place (inotify IN_CLOSE_WRITE / IN_MOVED_TO; with --poll, when two looks agree), its size and mtime
+    then stay unchanged for --settle seconds (a camera uploading in chunks restarts the wait with each
+    chunk), and its structure is whole (a JPEG has its end marker, a DNG's strips lie inside the file).
+    Names writers use while writing are ignored: *.part, *.tmp, *.crdownload, *~, dotfiles; so are
+    non-image files.
+
+    Exactly once, across restarts: OUTDIR/watch-journal.jsonl records each file's content hash and output
+    name before a worker touches it, and its outcome after. After a kill -9 a restart converts exactly what
+    was not recorded done, to the same name, and no final name ever holds a half-written file. The same
+    content dropped again under another name is skipped with a note (--no-dedupe converts it). A file that
+    fails is recorded 'failed' (and moved to --failed DIR with a note); the watch goes on.
+
+    Signals: SIGTERM/SIGINT stop taking files, finish those in flight (60 s at most; a second signal
+    abandons them, the next start converts them) and exit 0. SIGHUP reads --recipe again: files started
+    after it get the new look (the manifest notes entries made with earlier settings); a recipe with a
+    mistake is refused and the old one stays.
+
+    Status: OUTDIR/watch-status.json is rewritten as things change; 'lightwork watch --status OUTDIR'
+    shows it (exit 0 while the watch runs, 3 when it is not running). --json streams one JSON event per
+    line (converted, skipped, failed, heartbeat, reloaded, notice, stopped).
+
+    Options:
+    \(CommandLineParser.help(specs))
+
+    Workers: --jobs files convert at once, each in a worker process (a decoder crash fails that file only);
+    --timeout stops a file that hangs. Output names: as convert (--name, {index} counts the watch's files);
+    a name already taken gets a suffix (--on-exist suffix is the watch's default).
+
+    Exit status: 0 stopped by SIGTERM/SIGINT (or --once with every file converted or skipped), 1 the watch
+    could not go on (INBOX gone, another watch holds OUTDIR) or --once with a failed file, 2 usage error.
+
+    Examples:
+      lightwork watch /srv/inbox -o /srv/developed                          16-bit TIFFs of whatever arrives
+      lightwork watch inbox/ -o web/ --format jpeg --long-edge 2048 --recipe looks/studio.json
+      lightwork watch inbox/ -o out/ --archive done/ --failed rejected/     move originals once handled
+      lightwork watch /mnt/share/in -o /mnt/share/out --poll 5              an NFS or SMB share
+      lightwork watch inbox/ -o out/ --once                                 convert the backlog and exit
+      lightwork watch --status out/                                         what it is doing
+      kill -HUP $(pidof lightwork)                                          reload the recipe
+    """
+
+    static func run(_ args: [String]) -> Int32 {
+        let parsed: ParsedArguments
+        do {
+            parsed = try CommandLineParser.parse(args, specs: specs)
+        } catch {
+            return usageError(error)
+        }
+        if parsed.has("help") { print(help); return 0 }
+        if parsed.has("status") { return StatusReport.run(parsed) }
+
+        let configuration: WatchConfiguration
+        let options: ConvertOptions
+        let workerArguments: [String]
+        do {
+            guard let out = parsed.value("output") else { throw LightWorkError.usage("watch needs an output folder: -o OUTDIR") }
+            guard parsed.positionals.count == 1, let inbox = parsed.positionals.first else {
+                throw LightWorkError.usage("watch takes exactly one INBOX folder (got \(parsed.positionals.count))")
+            }
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: inbox, isDirectory: &isDir), isDir.boolValue else {
+                throw LightWorkError.usage("the inbox \(inbox) is not a folder")
+            }
+            options = try ConvertCommand.makeOptions(parsed, outputDirectory: URL(fileURLWithPath: out))
+            workerArguments = convertArguments(parsed)
+            let batch = try BatchArguments.configuration(parsed, convertArguments: workerArguments)
+            let manifestURL = parsed.value("manifest").map { URL(fileURLWithPath: $0) } ?? options.outputDirectory.appendingPathComponent("manifest.json")
+            var c = WatchConfiguration(inbox: URL(fileURLWithPath: inbox), manifestURL: manifestURL, batch: batch, rules: try rules(parsed, options))
+            c.batch.gracePeriod = 60
+            if let v = parsed.value("poll") { c.poll = try seconds("--poll", v, minimum: 0.1) }
+            if let v = parsed.value("settle") { c.settle = try seconds("--settle", v, minimum: 0) }
+            if let v = parsed.value("give-up") { c.giveUp = try seconds("--give-up", v, minimum: 0) }
+            if let v = parsed.value("heartbeat") { let s = try seconds("--heartbeat", v, minimum: 0); c.heartbeat = s == 0 ? nil : s }
+            if let v = parsed.value("queue-limit") {
+                guard let n = Int(v), n >= 1 else { throw LightWorkError.usage("--queue-limit takes a whole number ≥ 1, not '\(v)'") }
+                c.queueLimit = n
+            }
+            if parsed.has("dedupe") && parsed.has("no-dedupe") { throw LightWorkError.usage("--dedupe and --no-dedupe exclude each other") }
+            c.dedupe = !parsed.has("no-dedupe")
+            c.archive = try folder("--archive", parsed.value("archive"), inbox: inbox)
+            c.failed = try folder("--failed", parsed.value("failed"), inbox: inbox)
+            c.once = parsed.has("once")
+            configuration = c
+            if let t = parsed.value("threads") {
+                guard let n = Int(t), n >= 1 else { throw LightWorkError.usage("--threads takes a whole number ≥ 1, not '\(t)'") }
+                Parallel.threads = n
+            }
+        } catch {
+            return usageError(error)
+        }
+
+        let console = Console(mode: parsed.has("quiet") ? .quiet : parsed.has("verbose") ? .verbose : .normal, json: parsed.has("json"))
+        let service = WatchService(converter: FileConverter(options: options), configuration: configuration)
+        service.reload = {
+            let options = try ConvertCommand.makeOptions(parsed, outputDirectory: URL(fileURLWithPath: parsed.value("output")!))
+            return (FileConverter(options: options), try rules(parsed, options))
+        }
+        do {
+            let outcome = try service.run { event in report(event, console: console, manifestURL: configuration.manifestURL) }
+            let s = service.status()
+            console.event(["event": "stopped", "converted": s.converted, "skipped": s.skipped, "failed": s.failed,
+                           "manifest": configuration.manifestURL.path])
+            console.info("watch stopped: \(s.converted) converted, \(s.skipped) skipped, \(s.failed) failed in all; manifest \(configuration.manifestURL.path)")
+            switch outcome {
+            case .stopped: return 0
+            case .drained(let failed): return failed > 0 ? 1 : 0
+            }
+        } catch {
+            console.error("watch: \(error)")
+            console.event(["event": "stopped", "error": "\(error)"])
+            return 1
+        }
+    }
+
+    /// The watch's output naming: convert's rules, with collisions suffixed by default (files arrive one
+    /// by one: a second IMG_0001.JPG from another card must not be dropped).
+    static func rules(_ parsed: ParsedArguments, _ options: ConvertOptions) throws -> PlanRules {
+        var rules = try ExportArguments.rules(parsed, options: options)
+        if parsed.value("on-exist") == nil { rules.onExist = .suffix }
+        return rules
+    }
+
+    /// The arguments every worker is started with: the convert options this watch was given (nothing
+    /// watch-only, no inbox), so each worker builds exactly the options this process built.
+    static func convertArguments(_ parsed: ParsedArguments) -> [String] {
+        var out: [String] = []
+        for spec in ConvertCommand.specs where !["help", "json", "quiet", "verbose"].contains(spec.name) {
+            if spec.value == nil {
+                if parsed.has(spec.name) { out.append("--\(spec.name)") }
+            } else {
+                for v in parsed.all(spec.name) { out.append("--\(spec.name)=\(v)") }
+            }
+        }
+        return out
+    }
+
+    static func seconds(_ flag: String, _ v: String, minimum: Double) throws -> Double {
+        guard let s = Double(v), s.isFinite, s >= minimum else { throw LightWorkError.usage("\(flag) takes seconds ≥ \(minimum), not '\(v)'") }
+        return s
+    }
+
+    /// --archive / --failed: a folder that is not the inbox itself (inside it is fine: it is never watched).
+    static func folder(_ flag: String, _ value: String?, inbox: String) throws -> URL? {
+        guard let value else { return nil }
+        let url = URL(fileURLWithPath: value).standardizedFileURL
+        if url.path == URL(fileURLWithPath: inbox).standardizedFileURL.path {
+            throw LightWorkError.usage("\(flag) cannot be the inbox itself")
+        }
+        return url
+    }
+
+    static func usageError(_ error: Error) -> Int32 {
+        FileHandle.standardError.write(Data("lightwork watch: \(error)\nRun 'lightwork watch --help' for usage.\n".utf8))
+        return 2
+    }
+
+    /// One event: a log line (stderr, for journald) and/or a JSON event (stdout).
+    static func report(_ event: WatchService.Event, console: Console, manifestURL: URL) {
+        switch event {
+        case let .started(backlog, mode):
+            console.event(["event": "started", "backlog": backlog, "mode": mode, "manifest": manifestURL.path])
+            console.info("watching (\(mode)); \(backlog) file(s) already in the inbox to look at")
+        case .converting(let item):
+            console.verbose("converting \(item.relativePath)")
+        case let .finished(item, entry):
+            let seconds = ((entry.timings["total"] ?? 0) * 1000).rounded() / 1000
+            let index = entry.input.index ?? 0
+            switch entry.status {
+            case .converted:
+                console.event(["event": "converted", "index": index, "input": item.relativePath, "output": entry.output?.path ?? "", "seconds": seconds])
+                console.info("converted \(item.relativePath) -> \(entry.output?.path ?? "")" + String(format: " (%.2f s)", seconds))
+            case .skipped:
+                console.event(["event": "skipped", "index": index, "input": item.relativePath, "reason": entry.reason ?? ""])
+                console.info("skipped \(item.relativePath): \(entry.reason ?? "")")
+            case .failed:
+                console.event(["event": "failed", "index": index, "input": item.relativePath, "reason": entry.reason ?? ""])
+                console.error("\(item.relativePath): \(entry.reason ?? "failed")")
+            }
+        case .heartbeat(let s):
+            console.event(["event": "heartbeat", "state": s.state, "waiting": s.waiting, "queued": s.queued, "inProgress": s.inProgress,
+                           "converted": s.converted, "skipped": s.skipped, "failed": s.failed, "uptime": s.uptime])
+            console.info("heartbeat: \(s.state); \(s.waiting) settling, \(s.queued) queued, \(s.inProgress) in progress; "
+                         + "\(s.converted) converted, \(s.skipped) skipped, \(s.failed) failed")
+        case let .reloaded(settings, digest):
+            console.event(["event": "reloaded", "recipe": settings.recipeName ?? "", "settingsDigest": digest])
+            console.info("SIGHUP: recipe reloaded\(settings.recipeName.map { " (\($0))" } ?? ""); settings digest \(digest.prefix(16))…")
+        case .notice(let text):
+            console.event(["event": "notice", "message": text])
+            console.info(text)
+        }
+    }
+}
