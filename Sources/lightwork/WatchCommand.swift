@@ -10,8 +10,8 @@ enum WatchCommand {
         OptionSpec(name: "poll", value: "SECONDS", help: "look at the folder every SECONDS instead of inotify (NFS/SMB shares, where inotify sees nothing)"),
         OptionSpec(name: "settle", value: "SECONDS", help: "how long size and mtime must stay unchanged after the last write (default 2)"),
         OptionSpec(name: "give-up", value: "SECONDS", help: "a file that stays truncated this long without a change is converted anyway and fails (default 60)"),
-        OptionSpec(name: "no-dedupe", value: nil, help: "convert content already converted under another name again (default: skip it, with a note)"),
-        OptionSpec(name: "dedupe", value: nil, help: "skip content already converted under another name (the default)"),
+        OptionSpec(name: "no-dedupe", value: nil, help: "convert content already converted (with the same settings) under another name again (default: skip it, with a note)"),
+        OptionSpec(name: "dedupe", value: nil, help: "skip content already converted with the same settings under another name (the default)"),
         OptionSpec(name: "archive", value: "DIR", help: "move each original here once converted (folders mirrored; never deleted)"),
         OptionSpec(name: "failed", value: "DIR", help: "move originals that fail here, each with NAME.error.txt saying why"),
         OptionSpec(name: "heartbeat", value: "SECONDS", help: "a status line (a JSON event with --json) every SECONDS (default 60; 0 = none)"),
@@ -41,8 +41,9 @@ enum WatchCommand {
     Exactly once, across restarts: OUTDIR/watch-journal.jsonl records each file's content hash and output
     name before a worker touches it, and its outcome after. After a kill -9 a restart converts exactly what
     was not recorded done, to the same name, and no final name ever holds a half-written file. The same
-    content dropped again under another name is skipped with a note (--no-dedupe converts it). A file that
-    fails is recorded 'failed' (and moved to --failed DIR with a note); the watch goes on.
+    content dropped again under another name is skipped with a note while the settings are the same
+    (--no-dedupe converts it). A file that fails is recorded 'failed' (and moved to --failed DIR with a
+    note); the watch goes on.
 
     Signals: SIGTERM/SIGINT stop taking files, finish those in flight (60 s at most; a second signal
     abandons them, the next start converts them) and exit 0. SIGHUP reads --recipe again: files started

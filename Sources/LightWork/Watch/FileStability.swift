@@ -69,18 +69,19 @@ public struct FileStability: Sendable {
                 tracked[path] = Tracked(signature: current, changedAt: now, due: now + settle)
                 continue
             }
-            if now - t.changedAt < settle {
+            // Compared as sums, exactly as `due` was computed, so a look at the due time finds the file due.
+            if now < t.changedAt + settle {
                 tracked[path]?.due = t.changedAt + settle
                 continue
             }
             if complete(path) {
                 ready.append(Ready(relativePath: path, signature: current, incomplete: false))
                 tracked[path] = nil
-            } else if now - t.changedAt >= giveUp {
+            } else if now >= t.changedAt + giveUp {
                 ready.append(Ready(relativePath: path, signature: current, incomplete: true))
                 tracked[path] = nil
             } else {
-                tracked[path]?.due = now + settle
+                tracked[path]?.due = min(now + settle, t.changedAt + giveUp)
             }
         }
         return ready

@@ -88,7 +88,13 @@ public final class InotifyWatcher {
     }
 
     private func handle(wd: Int32, mask: UInt32, name: String, into changes: inout [InboxChange]) {
-        if mask & UInt32(IN_Q_OVERFLOW) != 0 { changes.append(.rescan); return }
+        if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+            // Folder creations may be among the lost events: watch every folder of the tree again (adding a
+            // watch twice returns the same descriptor), then have the caller rescan the files.
+            _ = addTree("", includingRoot: false)
+            changes.append(.rescan)
+            return
+        }
         if mask & UInt32(IN_IGNORED) != 0 {
             if wd == rootWatch { changes.append(.inboxGone) }
             folders[wd] = nil

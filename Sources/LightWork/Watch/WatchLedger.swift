@@ -27,6 +27,7 @@ public final class WatchLedger {
     private let fd: Int32
     private(set) var files: [Int: FileState] = [:]
     private var byPathHash: [String: Int] = [:]
+    /// Settings digest + content hash → the first file converted from it.
     private var convertedByHash: [String: Int] = [:]
     /// The last finished record of each path: its signature tells a file already handled without hashing it.
     private var lastFinished: [String: Int] = [:]
@@ -71,6 +72,7 @@ public final class WatchLedger {
             guard let record = try? decoder.decode(WatchRecord.self, from: Data(line)) else { droppedLines += 1; continue }
             apply(record)
             if record.op == .done, let e = record.entry { entries[record.seq] = (e, record.settingsDigest) }
+            if record.op == .moved, let to = record.movedTo { entries[record.seq]?.0.notes.append(WatchLedger.movedNote(to)) }
         }
         replayedEntries = entries.keys.sorted().map { (entries[$0]!.0, entries[$0]!.1) }
     }
@@ -113,7 +115,10 @@ public final class WatchLedger {
             state.status = r.entry?.status ?? .failed
             if let o = r.entry?.output?.path, r.entry?.status == .converted { owners[o] = state.path }
             lastFinished[state.path] = r.seq
-            if state.status == .converted, let sha = state.sha256, convertedByHash[sha] == nil { convertedByHash[sha] = r.seq }
+            if state.status == .converted, let sha = state.sha256 {
+                let k = WatchLedger.key(r.settingsDigest ?? "", sha)
+                if convertedByHash[k] == nil { convertedByHash[k] = r.seq }
+            }
         case .moved:
             state.movedTo = r.movedTo
         }
@@ -122,6 +127,9 @@ public final class WatchLedger {
     }
 
     private static func key(_ path: String, _ sha: String) -> String { path + "\u{0}" + sha }
+
+    /// The manifest note of an original moved out of the inbox.
+    public static func movedNote(_ destination: String) -> String { "original moved to \(destination)" }
 
     /// Whether the file at `path` with this signature was already finished (same size, mtime and inode as
     /// when it was recorded): nothing to read, nothing to do.
@@ -135,9 +143,10 @@ public final class WatchLedger {
         byPathHash[WatchLedger.key(path, sha256)].flatMap { files[$0] }
     }
 
-    /// The first file converted from this content (for --dedupe).
-    public func converted(sha256: String) -> FileState? {
-        convertedByHash[sha256].flatMap { files[$0] }
+    /// The first file converted from this content with these settings (for --dedupe: after a SIGHUP brings a
+    /// new look, the same photo dropped again is converted with it).
+    public func converted(sha256: String, settingsDigest: String) -> FileState? {
+        convertedByHash[WatchLedger.key(settingsDigest, sha256)].flatMap { files[$0] }
     }
 
     /// Files started but never finished (a kill interrupted them).

@@ -124,7 +124,8 @@ public final class WatchService {
             + [configuration.manifestURL, configuration.statusURL]
         let swept = TemporaryFileSweeper.sweep(finals: finals)
         if swept > 0 { notice("removed \(swept) temporary file(s) left by an interrupted watch") }
-        if !ledger.unfinished.isEmpty { notice("\(ledger.unfinished.count) file(s) were in flight when the last watch ended: converting them again") }
+        let interrupted = ledger.unfinished.filter { FileSignature.of(scanner.path($0.path)) != nil }.count
+        if interrupted > 0 { notice("\(interrupted) file(s) were in flight when the last watch ended: converting them again") }
 
         signals = configuration.batch.handleSignals ? WatchSignals() : nil
         defer { signals?.restore(); pool?.shutdown() }
@@ -166,7 +167,7 @@ public final class WatchService {
             if signals?.takeHangup() == true, reload != nil, state == "running" {
                 state = "reloading"
                 statusDirty = true
-                notice("SIGHUP: reloading the recipe once the \(inFlight.count) file(s) in flight are done")
+                notice(inFlight.isEmpty ? "SIGHUP: reloading the recipe" : "SIGHUP: reloading the recipe once the \(inFlight.count) file(s) in flight are done")
             }
             if state == "stopping" {
                 if inFlight.isEmpty { break }
@@ -359,20 +360,24 @@ public final class WatchService {
         }
         let digest = manifest.settingsDigest
         if let known = ledger.record(path: rel, sha256: sha) {
-            if known.status != nil { handledSignatures[rel] = signature; return }   // the same content, touched or copied again
+            // The same content touched or copied over itself: nothing to do. Dropped again after its original
+            // was moved to the archive or failed folder, it is a new arrival (a duplicate, or a retry of a failure).
+            if known.status != nil && known.movedTo == nil { handledSignatures[rel] = signature; return }
             // Started before a kill and never finished: convert it again, to the name it was given.
-            if let output = known.output {
+            if known.status == nil, let output = known.output {
                 start(WorkerJob(index: known.seq, item: item(rel), output: output, previous: nil), sha: sha, signature: signature, digest: digest)
                 return
             }
         }
         if inFlight.values.contains(where: { $0.sha256 == sha }) { blocked.append(r); return }
-        if configuration.dedupe, let first = ledger.converted(sha256: sha) {
+        if configuration.dedupe, let first = ledger.converted(sha256: sha, settingsDigest: digest) {
             var entry = Manifest.Entry(input: Manifest.Input(path: path, relativePath: rel), status: .skipped,
                                        reason: "identical content already converted from \(first.path)" + (first.output.map { " as \($0)" } ?? "")
                                            + " (--no-dedupe converts it again)")
             entry.input.size = signature.size
             entry.input.sha256 = sha
+            // Like a batch's skipped entry, it carries the output that stands for it.
+            entry.output = manifest.entries.last(where: { $0.input.index == first.seq })?.output
             try record(seq: ledger.takeSeq(), rel: rel, sha: sha, signature: signature, entry: entry, digest: digest)
             return
         }
@@ -491,7 +496,7 @@ public final class WatchService {
             }
             try ledger.append(WatchRecord(op: .moved, seq: seq, path: rel, movedTo: destination.path))
             if let i = manifest.entries.lastIndex(where: { $0.input.index == seq }) {
-                manifest.entries[i].notes.append("original moved to \(destination.path)")
+                manifest.entries[i].notes.append(WatchLedger.movedNote(destination.path))
                 manifestDirty = true
             }
         } catch {
