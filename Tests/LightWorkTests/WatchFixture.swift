@@ -86,9 +86,11 @@ final class WatchFixture {
         return counts
     }
 
-    /// Output image files under `out` (manifest, journal and status excluded), relative paths.
+    /// Output image files under final names in `out` (manifest, journal, status and hidden temporaries
+    /// excluded), relative paths.
     func outputs() throws -> [String] {
-        try BatchFixture.outputDigests(under: out).keys.filter { !$0.hasPrefix("watch-") }.sorted()
+        try BatchFixture.outputDigests(under: out).keys
+            .filter { !$0.hasPrefix("watch-") && !($0 as NSString).lastPathComponent.hasPrefix(".") }.sorted()
     }
 
     /// Every output under a final name reads back as a whole image.

@@ -302,7 +302,10 @@ final class WatchBurstTests: XCTestCase {
         XCTAssertTrue(WatchFixture.wait { (try? WatchStatus.read(f.statusURL).pid) == run.process.processIdentifier })
         let pid = run.process.processIdentifier
         for i in 0..<count {
-            let rows = (0..<8).map { y in (0..<24).map { x in UInt8((i * 31 + y * 7 + x * 3) & 0xFF) } }
+            // Different content for every file (the first two samples carry the number), so none is a duplicate.
+            var rows = (0..<8).map { y in (0..<24).map { x in UInt8((i * 31 + y * 7 + x * 3) & 0xFF) } }
+            rows[0][0] = UInt8(i & 0xFF)
+            rows[0][1] = UInt8(i >> 8)
             try PNGBuilder(width: 8, height: 8, colourType: 2).build(rows: rows)
                 .write(to: f.inbox.appendingPathComponent(String(format: "burst/tiny-%03d.png", i)).createFolder())
         }
