@@ -20,7 +20,11 @@ enum WatchCommand {
         OptionSpec(name: "status", value: nil, help: "lightwork watch --status OUTDIR: what a watch writing there has queued, in progress, done, failed"),
     ]
 
-    static let specs: [OptionSpec] = ConvertCommand.specs.filter { !convertOnly.contains($0.name) } + watchSpecs
+    static let specs: [OptionSpec] = ConvertCommand.specs.filter { !convertOnly.contains($0.name) }.map { spec in
+        guard spec.name == "on-exist" else { return spec }
+        return OptionSpec(name: spec.name, value: spec.value,
+                          help: "an output name already taken by another file: suffix (default: name-2), skip, overwrite")
+    } + watchSpecs
 
     static let help = """
     Usage: lightwork watch INBOX -o OUTDIR [convert options] [watch options]

@@ -22,11 +22,11 @@ final class WatchFixture {
         for d in [inbox, sources] { try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true) }
     }
 
-    /// `count` different small DNGs (240×160, the generator's smallest) named `prefix1.dng`…, in `sources`.
-    func makeDNGs(_ count: Int, prefix: String = "f", seed: Int = 500) throws -> [URL] {
+    /// `count` different DNGs (by default 240×160, the generator's smallest) named `prefix1.dng`…, in `sources`.
+    func makeDNGs(_ count: Int, prefix: String = "f", seed: Int = 500, width: Int = 240, height: Int = 160) throws -> [URL] {
         try (1...count).map { i in
             let url = sources.appendingPathComponent("\(prefix)\(i).dng")
-            try BatchFixture.makeDNG(url, seed: seed + i, width: 240, height: 160)
+            try BatchFixture.makeDNG(url, seed: seed + i, width: width, height: height)
             return url
         }
     }

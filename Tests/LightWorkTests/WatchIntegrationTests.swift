@@ -132,12 +132,7 @@ final class WatchIntegrationTests: XCTestCase {
     /// stopped; the next start (--once) converts the rest, each file once.
     func testSIGTERMDrainsAndExitsZeroAndTheNextStartCompletes() throws {
         let f = try WatchFixture(self)
-        var sources: [URL] = []
-        for i in 1...6 {
-            let url = f.sources.appendingPathComponent("big\(i).dng")
-            try BatchFixture.makeDNG(url, seed: 700 + i, width: 1200, height: 800)
-            sources.append(url)
-        }
+        let sources = try f.makeDNGs(6, prefix: "big", seed: 700, width: 1200, height: 800)
         let run = try f.start(["--jobs", "1"])
         for s in sources { try f.drop(s) }
         XCTAssertTrue(WatchFixture.wait { (f.manifest()?.entries.count ?? 0) >= 1 }, f.stderr(run))

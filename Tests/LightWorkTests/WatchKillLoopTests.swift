@@ -7,8 +7,9 @@ import XCTest
 final class WatchKillLoopTests: XCTestCase {
     func testRepeatedKillsDuringABurstLoseAndDuplicateNothing() throws {
         let f = try WatchFixture(self)
-        let inputs = 30
-        let sources = try f.makeDNGs(inputs, prefix: "k", seed: 900)
+        // 40 DNGs of 1200×800: about five seconds of work for two workers here, so the kills land across it.
+        let inputs = 40
+        let sources = try f.makeDNGs(inputs, prefix: "k", seed: 900, width: 1200, height: 800)
         for (i, s) in sources.enumerated() { try f.drop(s, as: (i % 3 == 0 ? "card2/" : "") + s.lastPathComponent) }
         let expected = sources.enumerated().map { (i, s) in (i % 3 == 0 ? "card2/" : "") + s.deletingPathExtension().lastPathComponent + ".tif" }
 
