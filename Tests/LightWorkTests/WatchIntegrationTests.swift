@@ -102,7 +102,7 @@ final class WatchIntegrationTests: XCTestCase {
     /// (same names, no duplicates), each recorded done once, no temporaries, nothing partial at any point.
     func testKillDuringABurstThenRestartGivesEveryFileExactlyOneOutput() throws {
         let f = try WatchFixture(self)
-        let sources = try f.makeDNGs(20)
+        let sources = try f.makeDNGs(20, width: 640, height: 480)     // big enough that the kill lands mid-burst
         let first = try f.start(["--jobs", "2"])
         for s in sources { try f.drop(s) }
         XCTAssertTrue(WatchFixture.wait { (f.manifest()?.entries.count ?? 0) >= 3 }, f.stderr(first))
