@@ -76,8 +76,15 @@ enum BatchArguments {
         let share = String(max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, jobs)))
         var arguments = ["worker"] + convertArguments
         if p.value("threads") == nil { arguments += ["--threads", share] }
-        return .workers(WorkerLaunch(executable: executablePath(), arguments: arguments,
-                                     environment: ["OMP_NUM_THREADS": share, "SWIFT_BACKTRACE": "enable=no"]))
+        var environment = ["OMP_NUM_THREADS": share, "SWIFT_BACKTRACE": "enable=no"]
+        // A worker converts file after file of the same size: keep its freed image buffers in its heap instead
+        // of unmapping them, so the next file reuses mapped pages rather than faulting in and zeroing ~600 MB
+        // again (measured: system time per 24 MP file 0.6 s -> 0.3 s). The peak stays within MemoryBudget's
+        // per-pixel estimate. A GLIBC_TUNABLES the user set is left alone.
+        if ProcessInfo.processInfo.environment["GLIBC_TUNABLES"] == nil {
+            environment["GLIBC_TUNABLES"] = "glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967295"
+        }
+        return .workers(WorkerLaunch(executable: executablePath(), arguments: arguments, environment: environment))
     }
 
     /// This program's own file, for starting workers.

@@ -43,9 +43,18 @@ public struct FileConverter: Sendable {
         do {
             let data = try FileConverter.readInput(item.url)
             entry.input.size = data.count
-            entry.input.sha256 = SHA256.hex(data)
-
-            var decoded = try decode(data: data, url: item.url)
+            // Hashed on another core while LibRaw's single-threaded stages (unpack, scaling) run.
+            let inputDigest = LockedBox<String?>(nil)
+            let hashed = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                let hex = SHA256.hex(data)
+                inputDigest.withLock { $0 = hex }
+                hashed.signal()
+            }
+            let decodedOrError = Result { try decode(data: data, url: item.url) }
+            hashed.wait()
+            entry.input.sha256 = inputDigest.withLock { $0 }
+            var decoded = try decodedOrError.get()
             entry.timings["decode"] = clock.lap()
             entry.input.kind = decoded.kind.rawValue
             entry.input.make = decoded.metadata.make
@@ -80,11 +89,10 @@ public struct FileConverter: Sendable {
             encode.exif = options.stripMetadata ? nil : EXIFWriter.blob(for: decoded.metadata)
             let url = options.outputDirectory.appendingPathComponent(relative)
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try format.writer.write(pixels, settings: encode, to: url)
+            let written = try format.writer.write(pixels, settings: encode, to: url)
             entry.timings["encode"] = clock.lap()
 
-            let written = try Data(contentsOf: url)
-            entry.output = Manifest.Output(path: relative, sha256: SHA256.hex(written), size: written.count, format: format.rawValue,
+            entry.output = Manifest.Output(path: relative, sha256: written.sha256, size: written.size, format: format.rawValue,
                                            bitDepth: format.bitDepth, channels: pixels.channels, colorSpace: options.colorSpace.rawValue,
                                            width: pixels.width, height: pixels.height)
             entry.status = .converted

@@ -97,6 +97,27 @@ public struct SHA256: Sendable {
         return s.finalizeHex()
     }
 
+    /// Hex digest and size of everything in an open file, read with `pread` in 1 MiB chunks (the descriptor's
+    /// position is left alone, so another thread may use it meanwhile).
+    public static func hex(fileDescriptor fd: Int32) throws -> (hex: String, size: Int) {
+        var s = SHA256()
+        let chunk = 1 << 20
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: chunk, alignment: 64)
+        defer { buffer.deallocate() }
+        var offset = 0
+        while true {
+            let n = pread(fd, buffer, chunk, off_t(offset))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw LightWorkError.writeFailed("cannot read back what was written: \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { break }
+            s.update(UnsafeRawBufferPointer(start: buffer, count: n))
+            offset += n
+        }
+        return (s.finalizeHex(), offset)
+    }
+
     @inline(__always) private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x &>> n) | (x &<< (32 &- n)) }
 
     private mutating func compressOne(_ p: UnsafeRawPointer) {
