@@ -64,10 +64,11 @@ public struct CaseRenderer: Sendable {
         return options
     }
 
-    /// Renders `c` into `directory` as `<name>.<ext>` and returns the file. Throws the converter's reason when the
-    /// input cannot be decoded or written.
-    public func render(_ c: VerifyCase, into directory: URL) throws -> URL {
-        let options = try options(for: c, outputDirectory: directory)
+    /// Renders `c` with `options` (from `options(for:outputDirectory:)`) into their output folder as
+    /// `<name>.<ext>` and returns the file. Throws `RenderFailure` with the converter's reason when the input
+    /// cannot be decoded or written, `missingInput` when it is not there.
+    public func render(_ c: VerifyCase, options: ConvertOptions) throws -> URL {
+        let directory = options.outputDirectory
         let input = resolve(c.input)
         guard FileManager.default.fileExists(atPath: input.path) else { throw LightWorkError.missingInput(input.path) }
         let relative = "\(c.name).\(options.encode.format.fileExtension)"

@@ -131,11 +131,12 @@ public enum VerifyRunner {
         // Render.
         let candidateURL: URL
         do {
-            let format = try renderer.options(for: c, outputDirectory: candidates).encode.format
+            let convert = try renderer.options(for: c, outputDirectory: candidates)
+            let format = convert.encode.format
             if let golden = c.golden, !GoldenStore.extensionMatches(golden: golden, format: format) {
                 return setupError("golden \(golden) does not fit the \(format.rawValue) output: name it .\(format.fileExtension)")
             }
-            candidateURL = try renderer.render(c, into: candidates)
+            candidateURL = try renderer.render(c, options: convert)
         } catch let failure as CaseRenderer.RenderFailure {
             r.status = .failed
             r.failures.append("render failed: \(failure.description)")
