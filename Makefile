@@ -30,6 +30,7 @@ run: build
 	echo; echo "Images:   $$(pwd)/$(OUT)/"; echo "Manifest: $$(pwd)/$(OUT)/manifest.json"; exit $$status
 
 test: deps
+	@scripts/ensure-deps.sh --test
 	$(SWIFT) test $(TESTFLAGS)
 
 samples: build

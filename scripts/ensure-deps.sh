@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Installs what LightWork needs on Debian when it is missing: the C libraries' -dev packages (found
-# through pkg-config) and, with --bench, the peers used for comparison. Safe to run again: it only
-# installs what pkg-config or PATH cannot find.
+# through pkg-config), with --test the headless browser the verify report test opens its HTML in, and
+# with --bench the peers used for comparison. Safe to run again: it only installs what pkg-config or
+# PATH cannot find.
 set -euo pipefail
 
 want_bench=0
+want_test=0
 [ "${1:-}" = "--bench" ] && want_bench=1
+[ "${1:-}" = "--test" ] && want_test=1
 
 missing=()
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
@@ -15,6 +18,9 @@ check lcms2 liblcms2-dev
 check libtiff-4 libtiff-dev
 check libjpeg libjpeg62-turbo-dev
 check libpng16 libpng-dev
+if [ "$want_test" = 1 ]; then
+  command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+fi
 if [ "$want_bench" = 1 ]; then
   command -v dcraw_emu >/dev/null 2>&1 || missing+=(libraw-bin)
   command -v /usr/bin/time >/dev/null 2>&1 || missing+=(time)

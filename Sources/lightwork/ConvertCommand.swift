@@ -175,19 +175,7 @@ enum ConvertCommand {
         let look = try LookArguments.setup(p)
         var encode = EncodeSettings()
         var colorSpace = OutputColorSpace.srgb
-        if let export = look.resolved.export {
-            switch (export.format, export.bitDepth) {
-            case (.tiff?, 8): encode.format = .tiff8
-            case (.tiff?, _): encode.format = .tiff16
-            case (.jpeg?, _): encode.format = .jpeg
-            case (.png?, 16): encode.format = .png16
-            case (.png?, _): encode.format = .png
-            case (nil, _): break
-            }
-            if let q = export.quality { encode.jpegQuality = q }
-            if let c = export.compression.flatMap(TIFFCompression.init(rawValue:)) { encode.tiffCompression = c }
-            if let cs = export.colorspace { colorSpace = cs }
-        }
+        look.resolved.export?.apply(to: &encode, colorSpace: &colorSpace)
         if let f = p.value("format") {
             guard let format = OutputFormat(rawValue: f) else { throw choices("--format", f, OutputFormat.allCases.map(\.rawValue)) }
             encode.format = format
@@ -224,12 +212,7 @@ enum ConvertCommand {
         let background = try p.value("background").map(parseColour) ?? SIMD3(1, 1, 1)
         var options = ConvertOptions(outputDirectory: outputDirectory, encode: encode, colorSpace: colorSpace, decode: decode,
                                      background: background, stripMetadata: p.has("strip-metadata"), chain: look.chain)
-        options.settings.filters = look.settings
-        options.settings.recipeName = look.resolved.name
-        options.settings.film = look.filmLabel
-        options.settings.strength = look.filmLabel == nil ? nil : look.resolved.strength
-        options.settings.colorModel = decode.colorModel.rawValue
-        options.settings.lutInterpolation = look.filmLabel == nil ? nil : p.value("lut-interpolation") ?? LUT3D.Interpolation.tetrahedral.rawValue
+        options.recordSettings(look: look, lutInterpolation: p.value("lut-interpolation"))
         options.resize = try ExportArguments.resize(p)
         return options
     }
