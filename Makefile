@@ -13,7 +13,7 @@ all: build
 
 help:
 	@echo "make run    install deps, build, convert Samples/ into ./$(OUT) and say where it went"
-	@echo "make test   install deps, build and run the whole test suite"
+	@echo "make test   install deps (with Slurm for the cluster test), build and run the whole test suite"
 	@echo "make bench  speed and memory against dcraw_emu (prints figures and ratios)"
 	@echo "make samples regenerate Samples/ (DNG scene, truth, sRGB PNG)"
 	@echo "make films  regenerate Profiles/films (catalog and lookup images) from FilmLookDesign"
@@ -29,7 +29,8 @@ run: build
 	$(BIN) convert Samples -o $(OUT); status=$$?; \
 	echo; echo "Images:   $$(pwd)/$(OUT)/"; echo "Manifest: $$(pwd)/$(OUT)/manifest.json"; exit $$status
 
-test: deps
+# --test adds Chromium (verify report test), Slurm and munge (cluster test).
+test:
 	@scripts/ensure-deps.sh --test
 	$(SWIFT) test $(TESTFLAGS)
 

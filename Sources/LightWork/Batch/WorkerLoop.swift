@@ -10,6 +10,9 @@ public enum WorkerLoop {
     /// Test hook, honoured only when set: a worker sleeps (past any --timeout) on an input whose relative
     /// path contains this text.
     public static let hangHookVariable = "LIGHTWORK_TEST_HANG_ON"
+    /// Test hook, with `hangHookVariable`: the worker waits only until a file exists at this path (so a test can
+    /// kill a run while it is held mid-batch, then let the re-run through).
+    public static let hangUntilHookVariable = "LIGHTWORK_TEST_HANG_UNTIL"
 
     /// Serves jobs until stdin closes; returns the exit status.
     public static func run(converter: FileConverter) -> Int32 {
@@ -23,6 +26,7 @@ public enum WorkerLoop {
         dup2(STDERR_FILENO, STDOUT_FILENO)
         let crashOn = env[crashHookVariable].flatMap { $0.isEmpty ? nil : $0 }
         let hangOn = env[hangHookVariable].flatMap { $0.isEmpty ? nil : $0 }
+        let hangUntil = env[hangUntilHookVariable].flatMap { $0.isEmpty ? nil : $0 }
 
         while let line = readLine(strippingNewline: true) {
             guard !line.isEmpty else { continue }
@@ -34,7 +38,13 @@ public enum WorkerLoop {
                 signal(SIGSEGV, SIG_DFL)
                 raise(SIGSEGV)
             }
-            if let hangOn, job.relativePath.contains(hangOn) { sleep(3600) }
+            if let hangOn, job.relativePath.contains(hangOn) {
+                if let hangUntil {
+                    while !FileManager.default.fileExists(atPath: hangUntil) { usleep(50_000) }
+                } else {
+                    sleep(3600)
+                }
+            }
             let entry = BatchJob.perform(job, converter: converter)
             guard let reply = try? WorkerLine.encode(WorkerReply(index: job.index, entry: entry, maxRSSKiB: peakRSSKiB())),
                   writeAll(out, reply) else { return 1 }
