@@ -124,7 +124,11 @@ func runBenchmarks(_ arguments: ArraySlice<String>) throws {
         }
     }
     if only == nil || only == "chain" { print(ChainBenchmark.run(width: width, height: height)) }
-    if breakdown { print(ChainBenchmark.breakdown(width: width, height: height)) }
+    if only == "kernels" { print(ChainBenchmark.kernels(width: width, height: height)) }
+    if breakdown {
+        print(ChainBenchmark.breakdown(width: width, height: height))
+        print(ChainBenchmark.kernels(width: width, height: height))
+    }
     if only == nil || only == "neutral" { print(RenderBenchmark.neutral(width: width, height: height)) }
     if let raw { print(try RenderBenchmark.decode(url: raw)) }
 }
