@@ -20,13 +20,14 @@ let usage = """
                                       [--truth FILE.json] [--srgb-png FILE.png]
       lightwork-tools make-bench-dng  -o FILE.dng [--width 6000 --height 4000] [--seed N] [--illuminant D65|A]
                                       [--truth FILE.json] [--srgb-png FILE.png]
-      lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral]
+      lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels]
 
       lightwork-tools make-films [DIR]       film catalog + lookup images (default Profiles/films)
 
     make-*-dng write a synthetic RGGB DNG of a ColorChecker, a grey ramp and a zone plate with fine lines, of known colour.
     make-sample-dng defaults to 1536 x 1024, make-bench-dng to 6000 x 4000; the seed defaults to 1.
-    bench times the full filter chain and the neutral render on a synthetic image (and decoding --raw FILE).
+    bench times the full filter chain and the neutral render on a synthetic image (and decoding --raw FILE);
+    --breakdown adds each filter's cost in a pass of its own and in cache (--only kernels: just the latter).
     """
 
 /// What one run is asked to make.
@@ -124,7 +125,11 @@ func runBenchmarks(_ arguments: ArraySlice<String>) throws {
         }
     }
     if only == nil || only == "chain" { print(ChainBenchmark.run(width: width, height: height)) }
-    if breakdown { print(ChainBenchmark.breakdown(width: width, height: height)) }
+    if only == "kernels" { print(ChainBenchmark.kernels(width: width, height: height)) }
+    if breakdown {
+        print(ChainBenchmark.breakdown(width: width, height: height))
+        print(ChainBenchmark.kernels(width: width, height: height))
+    }
     if only == nil || only == "neutral" { print(RenderBenchmark.neutral(width: width, height: height)) }
     if let raw { print(try RenderBenchmark.decode(url: raw)) }
 }
