@@ -83,6 +83,10 @@ public final class BatchRunner: @unchecked Sendable {
             if pid > 0 {
                 TemporaryFileSweeper.sweep(finals: [outputDirectory.appendingPathComponent(job.output)], pid: pid)
             }
+            var reason = reason
+            if let limit = configuration.workerMemoryLimit, reason.hasPrefix("decoder crashed") {
+                reason += String(format: " (a file needing more than --worker-memory %.1f GiB also ends this way)", Double(limit) / Double(1 << 30))
+            }
             var entry = Manifest.Entry(input: Manifest.Input(path: job.displayPath, relativePath: job.relativePath), status: .failed, reason: reason)
             entry.input.size = ResumeIndex.fileSize(job.path)
             record(job.index, job.item, entry)
