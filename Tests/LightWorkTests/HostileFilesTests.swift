@@ -47,6 +47,8 @@ final class HostileFilesTests: XCTestCase {
         let inputs = BatchFixture.inputCount(input)
         XCTAssertEqual(inputs, count, "every mutant is an input the batch walks")
 
+        let inputsBefore = try BatchFixture.outputDigests(under: input)
+
         // Small outputs and a fast demosaic keep the campaign about the decoders; the limits are the point.
         let out = dir.appendingPathComponent("out")
         let started = Date()
@@ -74,6 +76,7 @@ final class HostileFilesTests: XCTestCase {
         XCTAssertEqual(lost, 0, "outputs lost")
         XCTAssertEqual(duplicated, 0, "outputs not recorded or shared")
         XCTAssertEqual(BatchFixture.temporaries(under: out), [])
+        XCTAssertEqual(try BatchFixture.outputDigests(under: input), inputsBefore, "inputs are never modified")
 
         // Why files failed, by kind of reason (the first words), for the log.
         var kinds: [String: Int] = [:]

@@ -46,8 +46,11 @@ public enum BatchPlanner {
 
     /// Walks `paths` and plans them. `previous` is the manifest an earlier run left at the same place: outputs it
     /// records are this export's own (see `CollisionPolicy`).
-    public static func plan(paths: [String], rules: PlanRules, outputDirectory: URL, previous: Manifest? = nil) -> BatchPlan {
-        let owners = previous.map(outputOwners) ?? [:]
+    /// `intents` (output path → input) are outputs an interrupted run announced before writing them (`OutputIntents`):
+    /// also this export's own.
+    public static func plan(paths: [String], rules: PlanRules, outputDirectory: URL, previous: Manifest? = nil,
+                            intents: [String: String] = [:]) -> BatchPlan {
+        let owners = (previous.map(outputOwners) ?? [:]).merging(intents) { recorded, _ in recorded }
         return plan(items: InputWalker.items(for: paths), rules: rules, owners: owners) { relative in
             var st = stat()
             return lstat(outputDirectory.appendingPathComponent(relative).path, &st) == 0

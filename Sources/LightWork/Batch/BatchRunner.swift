@@ -92,6 +92,7 @@ public final class BatchRunner: @unchecked Sendable {
             record(job.index, job.item, entry)
         }
 
+        let intents = OutputIntents(manifestURL: manifestURL)
         var queue: [WorkerJob] = []
         for s in selected {
             if let output = s.job.outputPath {
@@ -111,6 +112,7 @@ public final class BatchRunner: @unchecked Sendable {
             for job in queue {
                 if stopping() { break }
                 onEvent(.converting(index: job.index, total: total, item: job.item))
+                intents.record(output: job.output, input: job.relativePath)
                 record(job.index, job.item, BatchJob.perform(job, converter: converter))
             }
         case .workers(let launch):
@@ -139,6 +141,7 @@ public final class BatchRunner: @unchecked Sendable {
                         nextEstimate = nil
                         pending.removeFirst()
                         onEvent(.converting(index: job.index, total: total, item: job.item))
+                        intents.record(output: job.output, input: job.relativePath)
                         if case let .lost(job, reason, pid)? = pool.dispatch(job, estimate: estimate) { lost(job, reason: reason, pid: pid) }
                     }
                 }
@@ -171,7 +174,11 @@ public final class BatchRunner: @unchecked Sendable {
         } else {
             manifest.finishedAt = Manifest.timestamp(Date())
         }
-        if let e = save(force: true) { onManifestError(e) }
+        if let e = save(force: true) {
+            onManifestError(e)
+        } else if manifest.finishedAt != nil {
+            intents.remove()    // the manifest now records every output the journal announced
+        }
         signals?.restore()
         return manifest
     }
