@@ -84,7 +84,9 @@ public final class BatchRunner: @unchecked Sendable {
                 TemporaryFileSweeper.sweep(finals: [outputDirectory.appendingPathComponent(job.output)], pid: pid)
             }
             var reason = reason
-            if let limit = configuration.workerMemoryLimit, reason.hasPrefix("decoder crashed") {
+            // A refused allocation ends a worker with a trap (Swift) or an abort (C++ bad_alloc), not a SIGSEGV.
+            if let limit = configuration.workerMemoryLimit, reason.hasPrefix("decoder crashed"),
+               ["SIGILL", "SIGTRAP", "SIGABRT"].contains(where: reason.contains) {
                 reason += String(format: " (a file needing more than --worker-memory %.1f GiB also ends this way)", Double(limit) / Double(1 << 30))
             }
             var entry = Manifest.Entry(input: Manifest.Input(path: job.displayPath, relativePath: job.relativePath), status: .failed, reason: reason)
