@@ -50,6 +50,10 @@ dict() {
   esac
 }
 
+# libFuzzer's -jobs writes fuzz-N.log files of its own in the current folder (ignored by git): only when asked.
+parallel=""
+[ "${FUZZ_JOBS:-1}" -gt 1 ] && parallel="-jobs=$FUZZ_JOBS -workers=$FUZZ_JOBS"
+
 failed=()
 for t in "${targets[@]}"; do
   seeds=Fuzz/corpus/$t
@@ -61,7 +65,7 @@ for t in "${targets[@]}"; do
   # SWIFT_BACKTRACE=enable=no: a crash must end the process, not hang in Swift's backtracer.
   LIGHTWORK_FUZZ_TARGET=$t SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS=suppressions=Fuzz/lsan.supp:print_suppressions=0 \
     "$bin" -max_total_time="$seconds" -use_value_profile=1 -max_len="$(max_len "$t")" $(dict "$t") \
-    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -jobs="${FUZZ_JOBS:-1}" -workers="${FUZZ_JOBS:-1}" \
+    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 $parallel \
     -artifact_prefix="$crashes/" "$work" "$seeds" >"$log" 2>&1
   status=$?
   runs=$(grep -ao 'stat::number_of_executed_units: *[0-9]*' "$log" | tail -1 | grep -o '[0-9]*$')
