@@ -95,10 +95,12 @@ enum ConvertCommand {
         }
         let console = Console(mode: parsed.has("quiet") ? .quiet : parsed.has("verbose") ? .verbose : .normal, json: parsed.has("json"))
         // Outputs an earlier run recorded here are this export's own (see CollisionPolicy): this run's manifest,
-        // and those of other shard splits or a whole run in the same folder.
+        // those of other shard splits or a whole run in the same folder, and the outputs an interrupted run
+        // announced before writing them.
         let previous = ResumeIndex.candidates(first: manifestURL, in: options.outputDirectory)
             .compactMap { (try? Data(contentsOf: $0)).flatMap { try? Manifest.decode($0) } }
-        let plan = BatchPlanner.plan(paths: parsed.positionals, rules: rules, outputDirectory: options.outputDirectory, previous: previous)
+        let plan = BatchPlanner.plan(paths: parsed.positionals, rules: rules, outputDirectory: options.outputDirectory, previous: previous,
+                                     intents: OutputIntents(manifestURL: manifestURL).read())
         if plan.jobs.isEmpty {
             console.error(plan.excluded > 0 ? "none of the \(plan.excluded) image(s) found matches --include/--exclude"
                                             : "no images found in \(parsed.positionals.joined(separator: ", "))")

@@ -46,20 +46,26 @@ public enum BatchPlanner {
 
     /// Walks `paths` and plans them. `previous` is the manifest an earlier run left at the same place: outputs it
     /// records are this export's own (see `CollisionPolicy`).
-    public static func plan(paths: [String], rules: PlanRules, outputDirectory: URL, previous: Manifest? = nil) -> BatchPlan {
-        plan(paths: paths, rules: rules, outputDirectory: outputDirectory, previous: previous.map { [$0] } ?? [])
+    /// `intents` (output path → input) are outputs an interrupted run announced before writing them (`OutputIntents`):
+    /// also this export's own.
+    public static func plan(paths: [String], rules: PlanRules, outputDirectory: URL, previous: Manifest? = nil,
+                            intents: [String: String] = [:]) -> BatchPlan {
+        plan(paths: paths, rules: rules, outputDirectory: outputDirectory, previous: previous.map { [$0] } ?? [], intents: intents)
     }
 
     /// Walks `paths` and plans them; `previous` are the manifests earlier runs left in the output folder (this run's
-    /// own first, then other shard splits' or a whole run's): outputs any of them records are this export's own.
+    /// own first, then other shard splits' or a whole run's): outputs any of them records are this export's own,
+    /// and so are the `intents` an interrupted run announced before writing them (`OutputIntents`).
     ///
     /// A run that stopped without finishing (killed, interrupted: no `finishedAt`) may have renamed outputs into
     /// place that its manifest had not recorded yet (the manifest is saved at most every tenth of the run's
     /// time). A file at a planned name that no manifest records, modified since the earliest such run started,
     /// is taken as that run's: converted again, never skipped as someone else's file.
-    public static func plan(paths: [String], rules: PlanRules, outputDirectory: URL, previous: [Manifest]) -> BatchPlan {
+    public static func plan(paths: [String], rules: PlanRules, outputDirectory: URL, previous: [Manifest],
+                            intents: [String: String] = [:]) -> BatchPlan {
         var owners: [String: String] = [:]
         for m in previous { owners.merge(outputOwners(m)) { earlier, _ in earlier } }
+        owners.merge(intents) { recorded, _ in recorded }
         let parser = ISO8601DateFormatter()
         let unfinishedSince = previous.filter { $0.finishedAt == nil }.compactMap { parser.date(from: $0.startedAt) }.min()
         return plan(items: InputWalker.items(for: paths), rules: rules, owners: owners, exists: { relative in

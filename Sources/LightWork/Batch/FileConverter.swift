@@ -89,8 +89,10 @@ public struct FileConverter: Sendable {
             var encode = options.encode
             encode.iccProfile = ICCProfile.embedded(for: options.colorSpace)
             encode.exif = options.stripMetadata ? nil : EXIFWriter.blob(for: decoded.metadata)
-            let url = options.outputDirectory.appendingPathComponent(relative)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            let url: URL
+            do { url = try ContainedPath.outputFile(relative, inside: options.outputDirectory) } catch {
+                throw LightWorkError.writeFailed(error.reason)
+            }
             let written = try format.writer.write(pixels, settings: encode, to: url)
             entry.timings["encode"] = clock.lap()
 

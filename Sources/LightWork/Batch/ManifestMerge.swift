@@ -30,6 +30,12 @@ public enum ManifestMerge {
                 throw LightWorkError.usage("\(name) was made with other settings or another LightWork version than \(first.name) (settings digest \(m.settingsDigest.prefix(12))… vs \(first.manifest.settingsDigest.prefix(12))…): such runs cannot be merged")
             }
         }
+        // Shard fields come from files: a count below 1 or an index outside 0..<count describes no shard.
+        for (name, m) in manifests {
+            if let s = m.shard, s.count < 1 || s.index < 0 || s.index >= s.count {
+                throw LightWorkError.usage("\(name): shard \(s.index)/\(s.count) is not a shard (K/N needs N ≥ 1 and 0 ≤ K < N)")
+            }
+        }
         let shards = manifests.compactMap { $0.manifest.shard }
         var shardCount: Int?
         var missing: [Int] = []

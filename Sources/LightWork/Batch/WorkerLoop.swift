@@ -52,6 +52,15 @@ public enum WorkerLoop {
         return 0
     }
 
+    /// Caps this process's address space (RLIMIT_AS) at `bytes`: past it, allocations fail, so a file whose
+    /// decoder runs away (a crafted size, a decompression bomb the header did not reveal) fails in this worker
+    /// instead of growing until the machine swaps or the OOM killer picks a victim. Returns false when refused.
+    @discardableResult
+    public static func limitAddressSpace(bytes: Int) -> Bool {
+        var limit = rlimit(rlim_cur: rlim_t(bytes), rlim_max: rlim_t(bytes))
+        return setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit) == 0
+    }
+
     /// This process's peak resident set size in KiB.
     public static func peakRSSKiB() -> Int {
         var usage = rusage()

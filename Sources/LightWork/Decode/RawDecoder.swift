@@ -84,6 +84,7 @@ public enum RawDecoder {
             if w * h > options.maxPixels {
                 throw LightWorkError.tooManyPixels(width: w, height: h, limit: options.maxPixels)
             }
+            try PixelLimit.checkMemory(width: w, height: h, options: options)
             if options.colorModel == .dng, let found = DNGColorModel.read(libRaw: lr) {
                 colorModel = found
                 lr.pointee.params.output_color = 0      // raw colour: balanced camera RGB, no matrix

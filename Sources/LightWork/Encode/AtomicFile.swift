@@ -62,10 +62,11 @@ public enum AtomicFile {
         try write(to: url) { try $0.write(data) }
     }
 
-    /// The error for a failed system call: `.diskFull` for ENOSPC and EDQUOT, `.writeFailed` otherwise.
+    /// The error for a failed system call: `.diskFull` for ENOSPC, EDQUOT and EFBIG (a file size limit, such as
+    /// `ulimit -f`, refuses more bytes just as a full disk or quota does), `.writeFailed` otherwise.
     public static func failure(_ code: Int32, path: String, action: String) -> LightWorkError {
         let reason = String(cString: strerror(code))
-        if code == ENOSPC || code == EDQUOT { return .diskFull("\(path): \(reason)") }
+        if code == ENOSPC || code == EDQUOT || code == EFBIG { return .diskFull("\(path): \(reason)") }
         return .writeFailed("\(path): \(action) failed: \(reason)")
     }
 
@@ -88,7 +89,7 @@ public enum AtomicFile {
         let fd = openTemporary(temporaryPath)
         guard fd >= 0 else {
             let code = errno
-            if code == ENOSPC || code == EDQUOT { throw failure(code, path: finalPath, action: "create") }
+            if code == ENOSPC || code == EDQUOT || code == EFBIG { throw failure(code, path: finalPath, action: "create") }
             throw LightWorkError.writeFailed("\(finalPath): cannot create a file in \(folder): \(String(cString: strerror(code)))")
         }
         var open = true
