@@ -6,14 +6,21 @@ TOOLS      := .build/$(CONFIG)/lightwork-tools
 OUT        ?= out
 # Tests run optimised (pixel loops are 25-30x slower in debug) with @testable imports enabled.
 TESTFLAGS  := -c release -Xswiftc -enable-testing
+# Fuzzing (docs/fuzzing.md): seconds per target for `make fuzz` and for the short run `make test` ends with,
+# and how many hostile files `make fuzz` converts in one batch.
+FUZZ_SECONDS      ?= 60
+FUZZ_TEST_SECONDS ?= 12
+FUZZ_TARGETS      ?=
+HOSTILE_COUNT     ?= 3000
 
-.PHONY: all deps build run test bench samples films clean help
+.PHONY: all deps build run test fuzz bench samples films clean help
 
 all: build
 
 help:
 	@echo "make run    install deps, build, convert Samples/ into ./$(OUT) and say where it went"
-	@echo "make test   install deps, build and run the whole test suite"
+	@echo "make test   install deps (with Chromium and Slurm for the integration tests), build, run the whole test suite and each fuzz target briefly"
+	@echo "make fuzz   every parser under libFuzzer for FUZZ_SECONDS each, then HOSTILE_COUNT damaged files in one batch"
 	@echo "make bench  speed and memory against dcraw_emu (prints figures and ratios)"
 	@echo "make samples regenerate Samples/ (DNG scene, truth, sRGB PNG)"
 	@echo "make films  regenerate Profiles/films (catalog and lookup images) from FilmLookDesign"
@@ -29,8 +36,15 @@ run: build
 	$(BIN) convert Samples -o $(OUT); status=$$?; \
 	echo; echo "Images:   $$(pwd)/$(OUT)/"; echo "Manifest: $$(pwd)/$(OUT)/manifest.json"; exit $$status
 
-test: deps
+# --test adds Chromium (verify report test), Slurm and munge (cluster test).
+test:
+	@scripts/ensure-deps.sh --test
 	$(SWIFT) test $(TESTFLAGS)
+	scripts/fuzz.sh $(FUZZ_TEST_SECONDS)
+
+fuzz: deps
+	scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	LIGHTWORK_HOSTILE_COUNT=$(HOSTILE_COUNT) $(SWIFT) test $(TESTFLAGS) --filter HostileFilesTests
 
 samples: build
 	$(TOOLS) make-sample-dng -o Samples/scene.dng --seed 1 --truth Samples/scene.truth.json --srgb-png Samples/scene-srgb.png

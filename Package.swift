@@ -25,6 +25,8 @@ let package = Package(
         .target(name: "LightWork", dependencies: ["CLibRaw", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CShims"]),
         .executableTarget(name: "lightwork", dependencies: ["LightWork"]),
         .executableTarget(name: "LightWorkTools", dependencies: ["LightWork", "CShims", "CTIFF"]),
+        // libFuzzer targets for LightWork's parsers: a stub in ordinary builds, the fuzzer under `make fuzz`.
+        .executableTarget(name: "LightWorkFuzz", dependencies: ["LightWork"]),
         .testTarget(name: "LightWorkTests", dependencies: ["LightWork", "CShims", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CLibRaw"]),
     ]
 )

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Installs what LightWork needs on Debian when it is missing: the C libraries' -dev packages (found
-# through pkg-config) and, with --bench, the peers used for comparison. Safe to run again: it only
-# installs what pkg-config or PATH cannot find.
+# through pkg-config); with --bench, the peers used for comparison; with --test, what the integration tests
+# drive: headless Chromium (the verify HTML report) and Slurm and munge (scripts/slurm-test-cluster.sh).
+# Safe to run again: it only installs what
+# pkg-config or PATH cannot find.
 set -euo pipefail
 
-want_bench=0
+want_bench=0 want_test=0
 [ "${1:-}" = "--bench" ] && want_bench=1
+[ "${1:-}" = "--test" ] && want_test=1
 
 missing=()
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
@@ -18,6 +21,13 @@ check libpng16 libpng-dev
 if [ "$want_bench" = 1 ]; then
   command -v dcraw_emu >/dev/null 2>&1 || missing+=(libraw-bin)
   command -v /usr/bin/time >/dev/null 2>&1 || missing+=(time)
+fi
+
+if [ "$want_test" = 1 ]; then
+  command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+  # The test starts daemons of its own (scripts/slurm-test-cluster.sh), never the packages' services.
+  for tool in slurmctld slurmd sbatch; do command -v "$tool" >/dev/null 2>&1 || { missing+=(slurm-wlm); break; }; done
+  command -v munged >/dev/null 2>&1 || missing+=(munge)
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

@@ -1,6 +1,6 @@
 // SHA-256 block compression with the x86 SHA extensions: every input and output is hashed for the manifest
 // and for resumable runs (a 24 MP 16-bit TIFF is 144 MB), and Swift cannot emit these instructions.
-// The portable Swift implementation (SHA256.swift) is used where the CPU lacks them.
+// The portable C compression below is used where the CPU lacks them; both share one constants table.
 #include "lw_sha256.h"
 #include <cpuid.h>
 #include <immintrin.h>
@@ -60,4 +60,27 @@ void lw_sha256_blocks(uint32_t state[8], const uint8_t *data, size_t blocks) {
     state1 = _mm_alignr_epi8(state1, tmp, 8);        // ABEF
     _mm_storeu_si128((__m128i *)&state[0], state0);
     _mm_storeu_si128((__m128i *)&state[4], state1);
+}
+
+#define ROTR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
+
+void lw_sha256_blocks_portable(uint32_t state[8], const uint8_t *data, size_t blocks) {
+    uint32_t w[64];
+    while (blocks--) {
+        for (int t = 0; t < 16; t++)
+            w[t] = (uint32_t)data[4 * t] << 24 | (uint32_t)data[4 * t + 1] << 16 | (uint32_t)data[4 * t + 2] << 8 | data[4 * t + 3];
+        for (int t = 16; t < 64; t++) {
+            uint32_t s0 = ROTR(w[t - 15], 7) ^ ROTR(w[t - 15], 18) ^ (w[t - 15] >> 3);
+            uint32_t s1 = ROTR(w[t - 2], 17) ^ ROTR(w[t - 2], 19) ^ (w[t - 2] >> 10);
+            w[t] = w[t - 16] + s0 + w[t - 7] + s1;
+        }
+        uint32_t a = state[0], b = state[1], c = state[2], d = state[3], e = state[4], f = state[5], g = state[6], h = state[7];
+        for (int t = 0; t < 64; t++) {
+            uint32_t t1 = h + (ROTR(e, 6) ^ ROTR(e, 11) ^ ROTR(e, 25)) + ((e & f) ^ (~e & g)) + K[t] + w[t];
+            uint32_t t2 = (ROTR(a, 2) ^ ROTR(a, 13) ^ ROTR(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+            h = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
+        }
+        state[0] += a; state[1] += b; state[2] += c; state[3] += d; state[4] += e; state[5] += f; state[6] += g; state[7] += h;
+        data += 64;
+    }
 }

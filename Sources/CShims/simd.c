@@ -66,12 +66,11 @@ static inline void lut_axis(__m256 v, __m256 minimum, __m256 scale, __m256 last,
     *fraction = _mm256_sub_ps(x, c);
 }
 
+// One pixel's blend: each corner's R, G, B read with one 8-byte and one 4-byte load (never past the
+// table's end) instead of a gather lane per channel; per channel the same ((w0·c0 + w1·c1) + w2·c2) + w3·c3.
 __attribute__((target("avx2")))
-static inline __m256 lut_blend(const float *t, __m256i c0, __m256i c1, __m256i c2, __m256i c3,
-                               __m256 w0, __m256 w1, __m256 w2, __m256 w3) {
-    __m256 s = _mm256_add_ps(_mm256_mul_ps(w0, _mm256_i32gather_ps(t, c0, 4)), _mm256_mul_ps(w1, _mm256_i32gather_ps(t, c1, 4)));
-    s = _mm256_add_ps(s, _mm256_mul_ps(w2, _mm256_i32gather_ps(t, c2, 4)));
-    return _mm256_add_ps(s, _mm256_mul_ps(w3, _mm256_i32gather_ps(t, c3, 4)));
+static inline __m128 lut_corner(const float *p) {
+    return _mm_movelh_ps(_mm_castpd_ps(_mm_load_sd((const double *)p)), _mm_load_ss(p + 2));
 }
 
 __attribute__((target("avx2")))
@@ -102,11 +101,28 @@ static void lut3d_block(const float *t, int size, const float *mn, const float *
     __m256 fMax = _mm256_blendv_ps(fz, mxy, _mm256_cmp_ps(mxy, fz, _CMP_GT_OQ));
     __m256 fMin = _mm256_blendv_ps(fz, nxy, _mm256_cmp_ps(nxy, fz, _CMP_LT_OQ));
     __m256 fMid = _mm256_sub_ps(_mm256_sub_ps(_mm256_add_ps(_mm256_add_ps(fx, fy), fz), fMax), fMin);
-    __m256 w0 = _mm256_sub_ps(_mm256_set1_ps(1.0f), fMax), w1 = _mm256_sub_ps(fMax, fMid), w2 = _mm256_sub_ps(fMid, fMin), w3 = fMin;
-    __m256i c1 = _mm256_add_epi32(cell, o1), c2 = _mm256_add_epi32(cell, o2), c3 = _mm256_add_epi32(cell, _mm256_set1_epi32(far));
-    _mm256_storeu_ps(r, lut_blend(t, cell, c1, c2, c3, w0, w1, w2, w3));
-    _mm256_storeu_ps(g, lut_blend(t + 1, cell, c1, c2, c3, w0, w1, w2, w3));
-    _mm256_storeu_ps(b, lut_blend(t + 2, cell, c1, c2, c3, w0, w1, w2, w3));
+    int c0[8], c1[8], c2[8];
+    float w0[8], w1[8], w2[8], w3[8];
+    _mm256_storeu_si256((__m256i *)c0, cell);
+    _mm256_storeu_si256((__m256i *)c1, _mm256_add_epi32(cell, o1));
+    _mm256_storeu_si256((__m256i *)c2, _mm256_add_epi32(cell, o2));
+    _mm256_storeu_ps(w0, _mm256_sub_ps(_mm256_set1_ps(1.0f), fMax));
+    _mm256_storeu_ps(w1, _mm256_sub_ps(fMax, fMid));
+    _mm256_storeu_ps(w2, _mm256_sub_ps(fMid, fMin));
+    _mm256_storeu_ps(w3, fMin);
+    __m128 out[8];
+    for (int k = 0; k < 8; k++) {
+        __m128 s = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(w0[k]), lut_corner(t + c0[k])), _mm_mul_ps(_mm_set1_ps(w1[k]), lut_corner(t + c1[k])));
+        s = _mm_add_ps(s, _mm_mul_ps(_mm_set1_ps(w2[k]), lut_corner(t + c2[k])));
+        out[k] = _mm_add_ps(s, _mm_mul_ps(_mm_set1_ps(w3[k]), lut_corner(t + c0[k] + far)));
+    }
+    for (int h = 0; h < 8; h += 4) {
+        __m128 p0 = out[h], p1 = out[h + 1], p2 = out[h + 2], p3 = out[h + 3];
+        _MM_TRANSPOSE4_PS(p0, p1, p2, p3);
+        _mm_storeu_ps(r + h, p0);
+        _mm_storeu_ps(g + h, p1);
+        _mm_storeu_ps(b + h, p2);
+    }
 }
 
 void lw_lut3d_tetrahedral_avx2(const float *t, int size, const float mn[3], const float sc[3],

@@ -20,13 +20,17 @@ let usage = """
                                       [--truth FILE.json] [--srgb-png FILE.png]
       lightwork-tools make-bench-dng  -o FILE.dng [--width 6000 --height 4000] [--seed N] [--illuminant D65|A]
                                       [--truth FILE.json] [--srgb-png FILE.png]
-      lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral]
+      lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels]
 
       lightwork-tools make-films [DIR]       film catalog + lookup images (default Profiles/films)
+      lightwork-tools mutate-samples -o DIR [--seed S] [--count N] [FILE...]
+                                      N (default 1000) damaged copies of FILEs (default: Samples/*.dng,
+                                      Samples/scene-srgb.png and ../shared/samples raw/ and rgb/ when present)
 
     make-*-dng write a synthetic RGGB DNG of a ColorChecker, a grey ramp and a zone plate with fine lines, of known colour.
     make-sample-dng defaults to 1536 x 1024, make-bench-dng to 6000 x 4000; the seed defaults to 1.
-    bench times the full filter chain and the neutral render on a synthetic image (and decoding --raw FILE).
+    bench times the full filter chain and the neutral render on a synthetic image (and decoding --raw FILE);
+    --breakdown adds each filter's cost in a pass of its own and in cache (--only kernels: just the latter).
     """
 
 /// What one run is asked to make.
@@ -124,9 +128,52 @@ func runBenchmarks(_ arguments: ArraySlice<String>) throws {
         }
     }
     if only == nil || only == "chain" { print(ChainBenchmark.run(width: width, height: height)) }
-    if breakdown { print(ChainBenchmark.breakdown(width: width, height: height)) }
+    if only == "kernels" { print(ChainBenchmark.kernels(width: width, height: height)) }
+    if breakdown {
+        print(ChainBenchmark.breakdown(width: width, height: height))
+        print(ChainBenchmark.kernels(width: width, height: height))
+    }
     if only == nil || only == "neutral" { print(RenderBenchmark.neutral(width: width, height: height)) }
     if let raw { print(try RenderBenchmark.decode(url: raw)) }
+}
+
+/// `mutate-samples`: hostile inputs for the robustness campaign (see SampleMutator).
+func mutateSamples(_ arguments: ArraySlice<String>) throws {
+    var output: URL?, seed: UInt64 = 1, count = 1000, sources: [URL] = []
+    var rest = arguments
+    while let arg = rest.popFirst() {
+        switch arg {
+        case "-o", "--output", "--seed", "--count":
+            guard let value = rest.popFirst() else { throw LightWorkError.usage("\(arg) needs a value") }
+            if arg == "--seed" {
+                guard let s = UInt64(value) else { throw LightWorkError.usage("--seed expects a whole number ≥ 0, not '\(value)'") }
+                seed = s
+            } else if arg == "--count" {
+                guard let n = Int(value), n > 0 else { throw LightWorkError.usage("--count expects a positive whole number, not '\(value)'") }
+                count = n
+            } else {
+                output = URL(fileURLWithPath: value)
+            }
+        default:
+            if arg.hasPrefix("-") { throw LightWorkError.usage("unknown option '\(arg)'\n\(usage)") }
+            sources.append(URL(fileURLWithPath: arg))
+        }
+    }
+    guard let output else { throw LightWorkError.usage("mutate-samples needs -o DIR\n\(usage)") }
+    if sources.isEmpty {
+        let fm = FileManager.default
+        let samples = URL(fileURLWithPath: "Samples")
+        sources = ((try? fm.contentsOfDirectory(at: samples, includingPropertiesForKeys: nil)) ?? [])
+            .filter { $0.pathExtension == "dng" || $0.lastPathComponent == "scene-srgb.png" }
+        for sub in ["raw", "rgb"] {
+            let dir = URL(fileURLWithPath: "../shared/samples").appendingPathComponent(sub)
+            sources += ((try? fm.contentsOfDirectory(at: dir, includingPropertiesForKeys: nil)) ?? [])
+                .filter { !$0.lastPathComponent.hasPrefix("LICENSE") && $0.pathExtension != "md" }
+        }
+        sources.sort { $0.path < $1.path }
+    }
+    let written = try SampleMutator.run(sources: sources, count: count, seed: seed, into: output)
+    FileHandle.standardError.write(Data("wrote \(written.count) mutated inputs from \(sources.count) source file(s) into \(output.path) (seed \(seed))\n".utf8))
 }
 
 let arguments = CommandLine.arguments
@@ -141,6 +188,8 @@ do {
         try FilmLookGenerator.run(directory: URL(fileURLWithPath: arguments.count > 2 ? arguments[2] : "Profiles/films"))
     case "bench":
         try runBenchmarks(arguments.dropFirst(2))
+    case "mutate-samples":
+        try mutateSamples(arguments.dropFirst(2))
     case "-h", "--help", "help":
         print(usage)
     default:

@@ -94,9 +94,13 @@ enum ConvertCommand {
             return 2
         }
         let console = Console(mode: parsed.has("quiet") ? .quiet : parsed.has("verbose") ? .verbose : .normal, json: parsed.has("json"))
-        // Outputs an earlier run recorded here are this export's own (see CollisionPolicy).
-        let previous = (try? Data(contentsOf: manifestURL)).flatMap { try? Manifest.decode($0) }
-        let plan = BatchPlanner.plan(paths: parsed.positionals, rules: rules, outputDirectory: options.outputDirectory, previous: previous)
+        // Outputs an earlier run recorded here are this export's own (see CollisionPolicy): this run's manifest,
+        // those of other shard splits or a whole run in the same folder, and the outputs an interrupted run
+        // announced before writing them.
+        let previous = ResumeIndex.candidates(first: manifestURL, in: options.outputDirectory)
+            .compactMap { (try? Data(contentsOf: $0)).flatMap { try? Manifest.decode($0) } }
+        let plan = BatchPlanner.plan(paths: parsed.positionals, rules: rules, outputDirectory: options.outputDirectory, previous: previous,
+                                     intents: OutputIntents(manifestURL: manifestURL).read())
         if plan.jobs.isEmpty {
             console.error(plan.excluded > 0 ? "none of the \(plan.excluded) image(s) found matches --include/--exclude"
                                             : "no images found in \(parsed.positionals.joined(separator: ", "))")
@@ -175,19 +179,7 @@ enum ConvertCommand {
         let look = try LookArguments.setup(p)
         var encode = EncodeSettings()
         var colorSpace = OutputColorSpace.srgb
-        if let export = look.resolved.export {
-            switch (export.format, export.bitDepth) {
-            case (.tiff?, 8): encode.format = .tiff8
-            case (.tiff?, _): encode.format = .tiff16
-            case (.jpeg?, _): encode.format = .jpeg
-            case (.png?, 16): encode.format = .png16
-            case (.png?, _): encode.format = .png
-            case (nil, _): break
-            }
-            if let q = export.quality { encode.jpegQuality = q }
-            if let c = export.compression.flatMap(TIFFCompression.init(rawValue:)) { encode.tiffCompression = c }
-            if let cs = export.colorspace { colorSpace = cs }
-        }
+        look.resolved.export?.apply(to: &encode, colorSpace: &colorSpace)
         if let f = p.value("format") {
             guard let format = OutputFormat(rawValue: f) else { throw choices("--format", f, OutputFormat.allCases.map(\.rawValue)) }
             encode.format = format
@@ -224,12 +216,7 @@ enum ConvertCommand {
         let background = try p.value("background").map(parseColour) ?? SIMD3(1, 1, 1)
         var options = ConvertOptions(outputDirectory: outputDirectory, encode: encode, colorSpace: colorSpace, decode: decode,
                                      background: background, stripMetadata: p.has("strip-metadata"), chain: look.chain)
-        options.settings.filters = look.settings
-        options.settings.recipeName = look.resolved.name
-        options.settings.film = look.filmLabel
-        options.settings.strength = look.filmLabel == nil ? nil : look.resolved.strength
-        options.settings.colorModel = decode.colorModel.rawValue
-        options.settings.lutInterpolation = look.filmLabel == nil ? nil : p.value("lut-interpolation") ?? LUT3D.Interpolation.tetrahedral.rawValue
+        options.recordSettings(look: look, lutInterpolation: p.value("lut-interpolation"))
         options.resize = try ExportArguments.resize(p)
         return options
     }

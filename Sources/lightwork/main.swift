@@ -13,6 +13,7 @@ Commands:
   films [unlock|sync]          the film catalog, what is unlocked, and unlocking packs
   filters                      every filter of the chain with its range and meaning
   manifest merge M... -o OUT   join the manifests of sharded runs (convert --shard K/N)
+  verify SUITE.json            colour regression suite: render, compare by CIEDE2000, JSON/JUnit/HTML reports
   watch INBOX -o OUTDIR        a hot folder: convert every complete file that arrives, exactly once
 
 Options:
@@ -31,6 +32,7 @@ case "info": status = InfoCommand.run(arguments)
 case "films": status = FilmsCommand.run(arguments)
 case "filters": status = FiltersCommand.run(arguments)
 case "manifest": status = ManifestCommand.run(arguments)
+case "verify": status = VerifyCommand.run(arguments)
 case "watch": status = WatchCommand.run(arguments)
 case "worker": status = WorkerCommand.run(arguments)   // hidden: started by convert
 case "--version", "version":

@@ -76,7 +76,8 @@ enum BatchFixture {
             let url = dir.appendingPathComponent(p)
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir), !isDir.boolValue,
-                  !(p as NSString).lastPathComponent.hasPrefix("manifest") else { continue }
+                  !(p as NSString).lastPathComponent.hasPrefix("manifest"),
+                  !(p as NSString).lastPathComponent.hasPrefix(".manifest") else { continue }
             out[p] = try SHA256.hex(fileAt: url)
         }
         return out

@@ -248,6 +248,10 @@ final class BatchIntegrationTests: XCTestCase {
         XCTAssertEqual(whole.status, 1, whole.stderr)
         let half = try BatchFixture.manifest(sharded.appendingPathComponent("manifest.shard-0-of-2.json"))
         XCTAssertEqual(half.summary.converted, 0, "nothing redone: \(half.entries.map { ($0.input.relativePath, $0.status) })")
+        for e in half.entries where e.status == .skipped {
+            XCTAssertEqual(e.reason, ResumeIndex.skipReason, "\(e.input.relativePath): the other split's outputs are recognised as this export's own")
+            XCTAssertNotNil(e.output)
+        }
         XCTAssertEqual(try BatchFixture.modificationTimes(under: sharded), times)
     }
 
@@ -268,5 +272,42 @@ final class BatchIntegrationTests: XCTestCase {
         let none = try convert(input, out, ["--shard", "auto"], environment: env)
         XCTAssertEqual(none.status, 2)
         XCTAssertTrue(none.stderr.contains("no scheduler index found"), none.stderr)
+    }
+
+    /// Kubernetes and AWS Batch give only an index: --shard-count supplies N. `manifest merge OUTDIR --shards N`
+    /// takes that split's manifests from the folder and reports the missing ones.
+    func testShardAutoFromKubernetesAndAWSBatchMergedByFolder() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let input = try BatchFixture.inputs(in: dir, generated: 3, real: false)
+        let out = dir.appendingPathComponent("out")
+        let clean = ["SLURM_ARRAY_TASK_ID": "", "JOB_COMPLETION_INDEX": "", "AWS_BATCH_JOB_ARRAY_INDEX": ""]
+        let k8s = clean.merging(["JOB_COMPLETION_INDEX": "0"]) { $1 }
+        let aws = clean.merging(["AWS_BATCH_JOB_ARRAY_INDEX": "1"]) { $1 }
+
+        let noCount = try convert(input, out, ["--shard", "auto"], environment: k8s)
+        XCTAssertEqual(noCount.status, 2)
+        XCTAssertTrue(noCount.stderr.contains("--shard-count"), noCount.stderr)
+
+        let first = try convert(input, out, ["--shard", "auto", "--shard-count", "2"], environment: k8s)
+        XCTAssertTrue([0, 1].contains(first.status), first.stderr)
+        XCTAssertEqual(try BatchFixture.manifest(out.appendingPathComponent("manifest.shard-0-of-2.json")).shard, Manifest.ShardInfo(index: 0, count: 2))
+
+        let merged = dir.appendingPathComponent("merged.json")
+        let partial = try CLIRunner.run(["manifest", "merge", out.path, "--shards", "2", "-o", merged.path])
+        XCTAssertEqual(partial.status, 1, partial.stderr)
+        XCTAssertTrue(partial.stderr.contains("shard 1/2 is missing"), partial.stderr)
+
+        let second = try convert(input, out, ["--shard", "auto", "--shard-count", "2"], environment: aws)
+        XCTAssertTrue([0, 1].contains(second.status), second.stderr)
+        let whole = try CLIRunner.run(["manifest", "merge", out.path, "--shards", "2", "-o", merged.path])
+        XCTAssertFalse(whole.stderr.contains("missing"), whole.stderr)
+        let m = try BatchFixture.manifest(merged)
+        XCTAssertEqual(m.entries.count, BatchFixture.inputCount(input))
+        XCTAssertEqual(m.entries.map(\.input.index), Array(1...m.entries.count).map { Optional($0) })
+        XCTAssertEqual(whole.status, m.summary.failed > 0 ? 1 : 0, whole.stderr)
+
+        let wrong = try CLIRunner.run(["manifest", "merge", out.path, "--shards", "3", "-o", merged.path])
+        XCTAssertEqual(wrong.status, 2)
+        XCTAssertTrue(wrong.stderr.contains("no shard manifest"), wrong.stderr)
     }
 }

@@ -65,7 +65,29 @@ final class RawDecoderTests: XCTestCase {
         try assertTruncatedFails("lg-g4-h815-lossy-linear.dng", keeping: 0.5)
     }
 
-    private func assertTruncatedFails(_ name: String, keeping fraction: Double) throws {
+    /// Cut at 90 %, the lossy DNG's missing tiles would decode as flat grey with no error from LibRaw: the
+    /// strip/tile extents in its IFDs reveal the cut.
+    func testLossyDNGCutShortIsCaughtByItsTileExtents() throws {
+        try assertTruncatedFails("lg-g4-h815-lossy-linear.dng", keeping: 0.9, mentioning: "truncated")
+    }
+
+    /// The extents of a complete file lie inside it, and reach its image data's end.
+    func testTIFFImageExtentsOfCompleteFiles() throws {
+        let sample = TestPaths.repoRoot.appendingPathComponent("Samples/scene.dng")
+        for url in [sample, try TestPaths.sharedSamples("raw").appendingPathComponent("lg-g4-h815-lossy-linear.dng")] {
+            let data = try Data(contentsOf: url)
+            let extents = try XCTUnwrap(data.withUnsafeBytes { TIFFImageExtents.read($0) }, url.lastPathComponent)
+            XCTAssertLessThanOrEqual(extents.dataEnd, data.count, url.lastPathComponent)
+            // The image data is most of a RAW file: its end lies in the file's last half.
+            XCTAssertGreaterThan(extents.dataEnd, data.count / 2, url.lastPathComponent)
+            XCTAssertGreaterThanOrEqual(extents.directories, 1)
+        }
+        // Not TIFF-structured: no extents.
+        let png = try Data(contentsOf: TestPaths.repoRoot.appendingPathComponent("Samples/scene-srgb.png"))
+        XCTAssertNil(png.withUnsafeBytes { TIFFImageExtents.read($0) })
+    }
+
+    private func assertTruncatedFails(_ name: String, keeping fraction: Double, mentioning word: String? = nil) throws {
         let src = try TestPaths.sharedSamples("raw").appendingPathComponent(name)
         let dir = try TestPaths.temporaryDirectory(self)
         let data = try Data(contentsOf: src)
@@ -77,6 +99,7 @@ final class RawDecoderTests: XCTestCase {
             guard let e = error as? LightWorkError else { return XCTFail("untyped error \(error)") }
             guard case .decodeFailed(let reason) = e else { return XCTFail("\(name): unexpected \(e)") }
             XCTAssertFalse(reason.contains("\n"), "one line")
+            if let word { XCTAssertTrue(reason.contains(word), reason) }
         }
     }
 

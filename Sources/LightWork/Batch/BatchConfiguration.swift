@@ -18,6 +18,9 @@ public struct BatchConfiguration: Sendable {
     public var timeout: Double? = 300
     /// Bytes the files in flight may take together (`--max-memory`); nil for no limit.
     public var memoryBudget: MemoryBudget?
+    /// Address space each worker process may take (`--worker-memory`, RLIMIT_AS); nil for none. A file that
+    /// needs more fails in its worker (allocation refused) instead of taking the machine's memory.
+    public var workerMemoryLimit: Int?
     /// Convert everything even when the previous manifest shows complete outputs (`--force`).
     public var force = false
     /// A worker is replaced after this many files, so no leak can grow without bound.

@@ -83,11 +83,18 @@ public final class BatchRunner: @unchecked Sendable {
             if pid > 0 {
                 TemporaryFileSweeper.sweep(finals: [outputDirectory.appendingPathComponent(job.output)], pid: pid)
             }
+            var reason = reason
+            // A refused allocation ends a worker with a trap (Swift) or an abort (C++ bad_alloc), not a SIGSEGV.
+            if let limit = configuration.workerMemoryLimit, reason.hasPrefix("decoder crashed"),
+               ["SIGILL", "SIGTRAP", "SIGABRT"].contains(where: reason.contains) {
+                reason += String(format: " (a file needing more than --worker-memory %.1f GiB also ends this way)", Double(limit) / Double(1 << 30))
+            }
             var entry = Manifest.Entry(input: Manifest.Input(path: job.displayPath, relativePath: job.relativePath), status: .failed, reason: reason)
             entry.input.size = ResumeIndex.fileSize(job.path)
             record(job.index, job.item, entry)
         }
 
+        let intents = OutputIntents(manifestURL: manifestURL)
         var queue: [WorkerJob] = []
         for s in selected {
             if let output = s.job.outputPath {
@@ -107,6 +114,7 @@ public final class BatchRunner: @unchecked Sendable {
             for job in queue {
                 if stopping() { break }
                 onEvent(.converting(index: job.index, total: total, item: job.item))
+                intents.record(output: job.output, input: job.relativePath)
                 record(job.index, job.item, BatchJob.perform(job, converter: converter))
             }
         case .workers(let launch):
@@ -135,6 +143,7 @@ public final class BatchRunner: @unchecked Sendable {
                         nextEstimate = nil
                         pending.removeFirst()
                         onEvent(.converting(index: job.index, total: total, item: job.item))
+                        intents.record(output: job.output, input: job.relativePath)
                         if case let .lost(job, reason, pid)? = pool.dispatch(job, estimate: estimate) { lost(job, reason: reason, pid: pid) }
                     }
                 }
@@ -167,7 +176,11 @@ public final class BatchRunner: @unchecked Sendable {
         } else {
             manifest.finishedAt = Manifest.timestamp(Date())
         }
-        if let e = save(force: true) { onManifestError(e) }
+        if let e = save(force: true) {
+            onManifestError(e)
+        } else if manifest.finishedAt != nil {
+            intents.remove()    // the manifest now records every output the journal announced
+        }
         signals?.restore()
         return manifest
     }

@@ -2,7 +2,8 @@ import Foundation
 
 /// Joins the manifests of shards (`--shard K/N`) into one that describes the whole batch as a single run
 /// would: same settings, entries in input order, summary recomputed. Refuses manifests made with different
-/// settings or tool versions; reports shards that are missing, interrupted, or have failed entries.
+/// settings or tool versions; reports shards that are missing, interrupted, stopped without finishing (a
+/// killed or still running task: its manifest has neither `finishedAt` nor `interrupted`), or have failed entries.
 public enum ManifestMerge {
     public struct Result: Sendable {
         public var manifest: Manifest
@@ -10,20 +11,29 @@ public enum ManifestMerge {
         public var missingShards: [Int]
         /// N, when the inputs were shard manifests.
         public var shardCount: Int?
-        /// Names of the manifests whose run was interrupted.
+        /// Names of the manifests whose run was interrupted (SIGINT/SIGTERM, a full disk).
         public var interrupted: [String]
+        /// Names of the manifests whose run stopped without saying so: killed (kill -9, a dead node) or still running.
+        public var unfinished: [String]
         public var failed: [Manifest.Entry]
 
         /// True when the merged manifest describes a complete batch with no failure.
-        public var isComplete: Bool { missingShards.isEmpty && interrupted.isEmpty && failed.isEmpty }
+        public var isComplete: Bool { missingShards.isEmpty && interrupted.isEmpty && unfinished.isEmpty && failed.isEmpty }
     }
 
-    /// `manifests`: (a name for messages, the manifest).
-    public static func merge(_ manifests: [(name: String, manifest: Manifest)]) throws(LightWorkError) -> Result {
+    /// `manifests`: (a name for messages, the manifest). `expectedShardCount`: the N the shards must have been
+    /// cut with (`--shards N`), so that a split whose every manifest is absent but one is still checked.
+    public static func merge(_ manifests: [(name: String, manifest: Manifest)], expectedShardCount: Int? = nil) throws(LightWorkError) -> Result {
         guard let first = manifests.first else { throw LightWorkError.usage("manifest merge needs at least one manifest") }
         for (name, m) in manifests.dropFirst() {
             guard m.settingsDigest == first.manifest.settingsDigest, m.tool.version == first.manifest.tool.version else {
                 throw LightWorkError.usage("\(name) was made with other settings or another LightWork version than \(first.name) (settings digest \(m.settingsDigest.prefix(12))… vs \(first.manifest.settingsDigest.prefix(12))…): such runs cannot be merged")
+            }
+        }
+        // Shard fields come from files: a count below 1 or an index outside 0..<count describes no shard.
+        for (name, m) in manifests {
+            if let s = m.shard, s.count < 1 || s.index < 0 || s.index >= s.count {
+                throw LightWorkError.usage("\(name): shard \(s.index)/\(s.count) is not a shard (K/N needs N ≥ 1 and 0 ≤ K < N)")
             }
         }
         let shards = manifests.compactMap { $0.manifest.shard }
@@ -39,8 +49,13 @@ public enum ManifestMerge {
                 if let other = seen[k] { throw LightWorkError.usage("shard \(k)/\(n) is given twice: \(other) and \(name)") }
                 seen[k] = name
             }
+            if let expected = expectedShardCount, expected != n {
+                throw LightWorkError.usage("the manifests are shards of \(n), not of \(expected) (--shards \(expected))")
+            }
             shardCount = n
             missing = (0..<n).filter { seen[$0] == nil }
+        } else if let expected = expectedShardCount {
+            throw LightWorkError.usage("--shards \(expected): \(manifests.map(\.name).joined(separator: ", ")) are not shard manifests")
         }
 
         var merged = first.manifest
@@ -49,7 +64,8 @@ public enum ManifestMerge {
         let finished = manifests.map(\.manifest.finishedAt)
         merged.finishedAt = finished.contains(where: { $0 == nil }) || !missing.isEmpty ? nil : finished.compactMap { $0 }.max()
         let interrupted = manifests.filter { $0.manifest.interrupted == true }.map(\.name)
-        merged.interrupted = interrupted.isEmpty && missing.isEmpty ? nil : true
+        let unfinished = manifests.filter { $0.manifest.interrupted != true && $0.manifest.finishedAt == nil }.map(\.name)
+        merged.interrupted = interrupted.isEmpty && unfinished.isEmpty && missing.isEmpty ? nil : true
         merged.host = Array(Set(manifests.map(\.manifest.host))).sorted().joined(separator: ", ")
         merged.entries = manifests.flatMap(\.manifest.entries).enumerated().sorted { a, b in
             let ka = a.element.input.index ?? Int.max, kb = b.element.input.index ?? Int.max
@@ -57,6 +73,6 @@ public enum ManifestMerge {
         }.map(\.element)
         merged.updateSummary()
         return Result(manifest: merged, missingShards: missing, shardCount: shardCount, interrupted: interrupted,
-                      failed: merged.entries.filter { $0.status == .failed })
+                      unfinished: unfinished, failed: merged.entries.filter { $0.status == .failed })
     }
 }

@@ -21,9 +21,9 @@ public struct MemoryBudget: Sendable, Equatable {
     }
 
     /// `8G`, `512M`, `1.5GiB`, `40%` (of physical memory) or a number of bytes.
-    public static func parse(_ text: String) throws(LightWorkError) -> MemoryBudget {
+    public static func parse(_ text: String, flag: String = "--max-memory") throws(LightWorkError) -> MemoryBudget {
         let t = text.trimmingCharacters(in: .whitespaces).uppercased()
-        let bad = LightWorkError.usage("--max-memory takes a size such as 8G, 512M or 40%, not '\(text)'")
+        let bad = LightWorkError.usage("\(flag) takes a size such as 8G, 512M or 40%, not '\(text)'")
         if t.hasSuffix("%") {
             guard let p = Double(t.dropLast()), p > 0, p <= 100 else { throw bad }
             return MemoryBudget(limit: Int(Double(physicalMemory() ?? (4 << 30)) * p / 100))

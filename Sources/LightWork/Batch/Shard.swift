@@ -42,31 +42,40 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
     /// The shard a cluster scheduler's array task is: Slurm (`SLURM_ARRAY_TASK_ID` with `SLURM_ARRAY_TASK_COUNT`,
     /// or `SLURM_ARRAY_TASK_MIN`/`MAX`), Kubernetes Indexed Jobs (`JOB_COMPLETION_INDEX`) or AWS Batch array jobs
     /// (`AWS_BATCH_JOB_ARRAY_INDEX`); the latter two give no count, so `count` (`--shard-count`) is needed there.
+    ///
+    /// Slurm without `count`: the array is the whole split (index = task ID − MIN, count = the array's size).
+    /// Slurm with `count`: task IDs are the shard indices themselves, so a resubmitted subset of the array
+    /// (`sbatch --array=2 …` after task 2 failed) is still shard 2 of N; an array reaching past N − 1 is refused.
     public static func fromEnvironment(_ env: [String: String], count given: Int?) throws(LightWorkError) -> Shard {
         func int(_ name: String) throws(LightWorkError) -> Int? {
-            guard let v = env[name], !v.isEmpty else { return nil }
-            guard let n = Int(v) else { throw LightWorkError.usage("\(name)='\(v)' is not a whole number") }
+            guard let v = env[name]?.trimmingCharacters(in: .whitespaces), !v.isEmpty else { return nil }
+            guard let n = Int(v), n >= 0 else { throw LightWorkError.usage("--shard auto: \(name)='\(v)' is not a whole number ≥ 0") }
             return n
         }
+        if let given, given < 1 { throw LightWorkError.usage("--shard-count takes a whole number ≥ 1, not \(given)") }
         if let id = try int("SLURM_ARRAY_TASK_ID") {
             let low = try int("SLURM_ARRAY_TASK_MIN") ?? 0
-            var count = try int("SLURM_ARRAY_TASK_COUNT")
-            if count == nil, let high = try int("SLURM_ARRAY_TASK_MAX") { count = high - low + 1 }
-            guard let n = given ?? count else {
+            let size = try int("SLURM_ARRAY_TASK_COUNT")
+            let high = try int("SLURM_ARRAY_TASK_MAX") ?? size.map { low + $0 - 1 }
+            if let n = given {
+                if let high, high >= n {
+                    throw LightWorkError.usage("--shard auto --shard-count \(n): the Slurm array goes up to task \(high), but with --shard-count the task IDs are the shard indices 0…\(n - 1) (submit --array=0-\(n - 1), or a subset of it)")
+                }
+                guard id < n else { throw LightWorkError.usage("--shard auto: Slurm task \(id) is not a shard index of 0…\(n - 1) (--shard-count \(n))") }
+                return try Shard(index: id, count: n)
+            }
+            guard let n = size ?? high.map({ $0 - low + 1 }) else {
                 throw LightWorkError.usage("--shard auto: SLURM_ARRAY_TASK_ID is set but neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX; give --shard-count N")
             }
-            if let count, let given, count != given {
-                throw LightWorkError.usage("--shard-count \(given) disagrees with the Slurm array's \(count) tasks")
+            guard (0..<n).contains(id - low) else {
+                throw LightWorkError.usage("--shard auto: Slurm task \(id) of an array from \(low) with \(n) tasks is not a contiguous index (use --array=0-\(n - 1) without a step)")
             }
-            do {
-                return try Shard(index: id - low, count: n)
-            } catch {
-                throw LightWorkError.usage("--shard auto: Slurm task \(id) of an array \(low)… with \(n) tasks is not a contiguous index (use --array=0-\(n - 1) without a step)")
-            }
+            return try Shard(index: id - low, count: n)
         }
         for name in ["JOB_COMPLETION_INDEX", "AWS_BATCH_JOB_ARRAY_INDEX"] {
             guard let id = try int(name) else { continue }
             guard let n = given else { throw LightWorkError.usage("--shard auto: \(name) gives this task's index but not the number of tasks; add --shard-count N") }
+            guard id < n else { throw LightWorkError.usage("--shard auto: \(name)=\(id) is not a shard index of 0…\(n - 1) (--shard-count \(n))") }
             return try Shard(index: id, count: n)
         }
         throw LightWorkError.usage("--shard auto: no scheduler index found (SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX or AWS_BATCH_JOB_ARRAY_INDEX); run it as an array task or give --shard K/N")

@@ -10,6 +10,9 @@ public enum WorkerLoop {
     /// Test hook, honoured only when set: a worker sleeps (past any --timeout) on an input whose relative
     /// path contains this text.
     public static let hangHookVariable = "LIGHTWORK_TEST_HANG_ON"
+    /// Test hook, with `hangHookVariable`: the worker waits only until a file exists at this path (so a test can
+    /// kill a run while it is held mid-batch, then let the re-run through).
+    public static let hangUntilHookVariable = "LIGHTWORK_TEST_HANG_UNTIL"
 
     /// Serves jobs until stdin closes; returns the exit status.
     public static func run(converter: FileConverter) -> Int32 {
@@ -23,6 +26,7 @@ public enum WorkerLoop {
         dup2(STDERR_FILENO, STDOUT_FILENO)
         let crashOn = env[crashHookVariable].flatMap { $0.isEmpty ? nil : $0 }
         let hangOn = env[hangHookVariable].flatMap { $0.isEmpty ? nil : $0 }
+        let hangUntil = env[hangUntilHookVariable].flatMap { $0.isEmpty ? nil : $0 }
 
         while let line = readLine(strippingNewline: true) {
             guard !line.isEmpty else { continue }
@@ -34,12 +38,27 @@ public enum WorkerLoop {
                 signal(SIGSEGV, SIG_DFL)
                 raise(SIGSEGV)
             }
-            if let hangOn, job.relativePath.contains(hangOn) { sleep(3600) }
+            if let hangOn, job.relativePath.contains(hangOn) {
+                if let hangUntil {
+                    while !FileManager.default.fileExists(atPath: hangUntil) { usleep(50_000) }
+                } else {
+                    sleep(3600)
+                }
+            }
             let entry = BatchJob.perform(job, converter: converter)
             guard let reply = try? WorkerLine.encode(WorkerReply(index: job.index, entry: entry, maxRSSKiB: peakRSSKiB())),
                   writeAll(out, reply) else { return 1 }
         }
         return 0
+    }
+
+    /// Caps this process's address space (RLIMIT_AS) at `bytes`: past it, allocations fail, so a file whose
+    /// decoder runs away (a crafted size, a decompression bomb the header did not reveal) fails in this worker
+    /// instead of growing until the machine swaps or the OOM killer picks a victim. Returns false when refused.
+    @discardableResult
+    public static func limitAddressSpace(bytes: Int) -> Bool {
+        var limit = rlimit(rlim_cur: rlim_t(bytes), rlim_max: rlim_t(bytes))
+        return setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit) == 0
     }
 
     /// This process's peak resident set size in KiB.

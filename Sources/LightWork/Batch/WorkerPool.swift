@@ -88,12 +88,12 @@ final class WorkerPool {
                 }
                 worker.job = nil
                 worker.filesDone += 1
-                worker.maxRSSKiB = max(worker.maxRSSKiB, reply.maxRSSKiB)
+                worker.maxRSSKiB = WorkerPool.acceptedRSS(reply.maxRSSKiB, previous: worker.maxRSSKiB)
                 events.append(.finished(job, reply.entry))
             }
         }
         peakWorkerRSSKiB = max(peakWorkerRSSKiB, workers.map(\.maxRSSKiB).max() ?? 0)
-        peakTotalWorkerRSSKiB = max(peakTotalWorkerRSSKiB, workers.reduce(0) { $0 + $1.maxRSSKiB })
+        peakTotalWorkerRSSKiB = max(peakTotalWorkerRSSKiB, WorkerPool.summedRSS(workers.map(\.maxRSSKiB)))
 
         let now = DispatchTime.now().uptimeNanoseconds
         for worker in workers {
@@ -137,6 +137,20 @@ final class WorkerPool {
         let end = worker.wait()
         workers.removeAll { $0 === worker }
         return end
+    }
+
+    /// A worker's reported peak memory as the parent keeps it: the reply comes from a process that may be
+    /// running a crafted file, so a negative or absurd figure is clamped (1 PiB) rather than trusted.
+    static func acceptedRSS(_ reported: Int, previous: Int) -> Int {
+        max(previous, min(max(reported, 0), 1 << 40))
+    }
+
+    /// The workers' peaks summed without overflow (a sum past Int.max is kept at Int.max).
+    static func summedRSS(_ values: [Int]) -> Int {
+        values.reduce(0) { total, v in
+            let (sum, overflow) = total.addingReportingOverflow(max(v, 0))
+            return overflow ? Int.max : sum
+        }
     }
 
     /// The reason recorded for a file whose worker ended under it.

@@ -35,6 +35,10 @@ public struct DecodeOptions: Sendable, Codable, Equatable {
     public var intent: RenderingIntent = .relative
     /// Refuse images with more pixels than this, before allocating (`--max-pixels`).
     public var maxPixels: Int = 200_000_000
+    /// Bytes one conversion may take (a worker's `--worker-memory`), nil for no limit: an image whose estimated
+    /// peak (`MemoryBudget.bytesPerPixel` per pixel plus the worker's base) is larger is refused after its header
+    /// is read and before any pixel is allocated, with a message, instead of failing an allocation later.
+    public var memoryLimit: Int?
     /// Threads LibRaw may use inside one decode (1 in batches, where files run in parallel).
     public var libRawThreads: Int = 0
     /// How camera RGB becomes the working space (`--color-model`).

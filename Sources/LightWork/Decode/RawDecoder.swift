@@ -17,6 +17,7 @@ import Foundation
 public enum RawDecoder {
     /// Opens and decodes `url`. Throws a `LightWorkError` naming the reason on any failure.
     public static func decode(url: URL, options: DecodeOptions) throws -> DecodedImage {
+        if let data = try? Data(contentsOf: url, options: .mappedIfSafe) { return try decode(data: data, url: url, options: options) }
         let session = try Session(url: url, data: nil, options: options)
         return try session.decode()
     }
@@ -24,6 +25,9 @@ public enum RawDecoder {
     /// Decodes bytes already read (and hashed) by the caller; `url` names the file in messages.
     public static func decode(data: Data, url: URL, options: DecodeOptions) throws -> DecodedImage {
         try data.withUnsafeBytes { raw in
+            if let extents = TIFFImageExtents.read(raw), extents.dataEnd > raw.count {
+                throw LightWorkError.decodeFailed("the file is truncated: its image data runs to byte \(extents.dataEnd) but the file ends at \(raw.count) (an interrupted copy or upload?)")
+            }
             let session = try Session(url: url, data: raw, options: options)
             return try session.decode()
         }
@@ -80,6 +84,7 @@ public enum RawDecoder {
             if w * h > options.maxPixels {
                 throw LightWorkError.tooManyPixels(width: w, height: h, limit: options.maxPixels)
             }
+            try PixelLimit.checkMemory(width: w, height: h, options: options)
             if options.colorModel == .dng, let found = DNGColorModel.read(libRaw: lr) {
                 colorModel = found
                 lr.pointee.params.output_color = 0      // raw colour: balanced camera RGB, no matrix

@@ -38,30 +38,43 @@ public enum AtomicFile {
         }
     }
 
+    /// What an atomic write left under its final name.
+    public struct Written: Sendable, Equatable {
+        /// Bytes in the file.
+        public let size: Int
+        /// SHA-256 of the file's bytes (lower-case hex).
+        public let sha256: String
+    }
+
     /// Creates `url` atomically: `body` writes the content through the `Output`; then the file is
-    /// fsynced, renamed onto `url` and the folder fsynced. Throws `LightWorkError.writeFailed` (or
+    /// fsynced, renamed onto `url` and the folder fsynced. The file is hashed while the fsync waits for the
+    /// disk (the bytes are still in the page cache), so the digest costs no extra pass after the write. Throws `LightWorkError.writeFailed` (or
     /// `.diskFull`) naming the path and the system's reason; errors thrown by `body` pass through
     /// unchanged. Refuses a `url` that is a symbolic link or a folder. New files get mode 0666 minus the umask.
-    public static func write(to url: URL, _ body: (Output) throws -> Void) throws {
+    @discardableResult
+    public static func write(to url: URL, _ body: (Output) throws -> Void) throws -> Written {
         try write(to: url, openingTemporary: openExclusive, body)
     }
 
     /// Writes `data` to `url` atomically.
-    public static func write(data: Data, to url: URL) throws {
+    @discardableResult
+    public static func write(data: Data, to url: URL) throws -> Written {
         try write(to: url) { try $0.write(data) }
     }
 
-    /// The error for a failed system call: `.diskFull` for ENOSPC and EDQUOT, `.writeFailed` otherwise.
+    /// The error for a failed system call: `.diskFull` for ENOSPC, EDQUOT and EFBIG (a file size limit, such as
+    /// `ulimit -f`, refuses more bytes just as a full disk or quota does), `.writeFailed` otherwise.
     public static func failure(_ code: Int32, path: String, action: String) -> LightWorkError {
         let reason = String(cString: strerror(code))
-        if code == ENOSPC || code == EDQUOT { return .diskFull("\(path): \(reason)") }
+        if code == ENOSPC || code == EDQUOT || code == EFBIG { return .diskFull("\(path): \(reason)") }
         return .writeFailed("\(path): \(action) failed: \(reason)")
     }
 
     /// `write(to:_:)` with the temporary file opened by `openTemporary` (a path → descriptor function
     /// returning -1 with errno set): tests use it to substitute a descriptor that fails (e.g. /dev/full).
+    @discardableResult
     static func write(to url: URL, openingTemporary openTemporary: (String) -> Int32,
-                      _ body: (Output) throws -> Void) throws {
+                      _ body: (Output) throws -> Void) throws -> Written {
         let finalPath = url.path
         let folder = url.deletingLastPathComponent().path
         var st = stat()
@@ -76,7 +89,7 @@ public enum AtomicFile {
         let fd = openTemporary(temporaryPath)
         guard fd >= 0 else {
             let code = errno
-            if code == ENOSPC || code == EDQUOT { throw failure(code, path: finalPath, action: "create") }
+            if code == ENOSPC || code == EDQUOT || code == EFBIG { throw failure(code, path: finalPath, action: "create") }
             throw LightWorkError.writeFailed("\(finalPath): cannot create a file in \(folder): \(String(cString: strerror(code)))")
         }
         var open = true
@@ -86,12 +99,25 @@ public enum AtomicFile {
             if !renamed { unlink(temporaryPath) }
         }
         try body(Output(fileDescriptor: fd, temporaryPath: temporaryPath, finalPath: finalPath))
-        guard fsync(fd) == 0 else { throw failure(errno, path: finalPath, action: "fsync") }
+        // The fsync waits on the disk, not the CPU: hash the bytes meanwhile.
+        let synced = LockedBox<Int32>(-1)
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            let rc = fsync(fd) == 0 ? 0 : errno
+            synced.withLock { $0 = rc }
+            done.signal()
+        }
+        let digest = Result { try SHA256.hex(fileDescriptor: fd) }
+        done.wait()
+        let syncError = synced.withLock { $0 }
+        guard syncError == 0 else { throw failure(syncError, path: finalPath, action: "fsync") }
+        let (sha256, size) = try digest.get()
         open = false
         guard close(fd) == 0 else { throw failure(errno, path: finalPath, action: "close") }
         guard rename(temporaryPath, finalPath) == 0 else { throw failure(errno, path: finalPath, action: "rename") }
         renamed = true
         syncFolder(folder)
+        return Written(size: size, sha256: sha256)
     }
 
     /// Creates the temporary file: never an existing file or link, mode 0666 so the umask decides.

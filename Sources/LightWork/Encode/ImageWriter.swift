@@ -7,10 +7,12 @@ public protocol ImageWriter: Sendable {
 }
 
 extension ImageWriter {
-    /// Writes `pixels` to `url` atomically: a complete file under `url`, or an error and no file.
-    public func write(_ pixels: EncodedPixels, settings: EncodeSettings, to url: URL) throws {
+    /// Writes `pixels` to `url` atomically: a complete file under `url` (its size and digest returned), or an
+    /// error and no file.
+    @discardableResult
+    public func write(_ pixels: EncodedPixels, settings: EncodeSettings, to url: URL) throws -> AtomicFile.Written {
         try pixels.validateForWriting(profile: settings.iccProfile)
-        try AtomicFile.write(to: url) { try encode(pixels, settings: settings, to: $0) }
+        return try AtomicFile.write(to: url) { try encode(pixels, settings: settings, to: $0) }
     }
 }
 

@@ -13,6 +13,13 @@ public struct PixelBand: @unchecked Sendable {
     public let width: Int
 
     public var count: Int { rows * width }
+
+    public init(r: UnsafeMutablePointer<Float>, g: UnsafeMutablePointer<Float>, b: UnsafeMutablePointer<Float>,
+                a: UnsafeMutablePointer<Float>, guide: UnsafePointer<Float>?, y0: Int, rows: Int, width: Int) {
+        self.r = r; self.g = g; self.b = b; self.a = a
+        self.guide = guide
+        self.y0 = y0; self.rows = rows; self.width = width
+    }
 }
 
 /// Facts about the whole render that filters may depend on (never on the band partition or thread count).

@@ -17,8 +17,9 @@ public struct Renderer: Sendable {
         filters = chain.filter { !$0.isNeutral }
     }
 
-    /// Rows per band: enough pixels to amortise per-band work, few enough to stay in cache.
-    static func bandRows(width: Int) -> Int { max(1, 32768 / max(1, width)) }
+    /// Rows per band: about 8k pixels (a single row of a 24 MP frame), so the band's planes stay in the L2
+    /// cache while each filter of the pass sweeps them; per-band tables are memoised (`ThreadTables`).
+    static func bandRows(width: Int) -> Int { max(1, 8192 / max(1, width)) }
 
     /// Applies the chain and converts to the output; `image` is left in an unspecified state.
     public func render(_ image: WorkingImage, context: RenderContext, output spec: OutputSpec) -> EncodedPixels {

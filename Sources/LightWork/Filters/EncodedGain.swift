@@ -15,7 +15,8 @@ enum EncodedGain {
     @inline(__always)
     static func brighten(_ v: Float, gain: Float, slope: Float) -> Float {
         let a = abs(v)
-        let m = min(gain * a, slope * (a + 0.055) - 0.055)
+        let p = gain * a, q = slope * (a + 0.055) - 0.055
+        let m = q < p ? q : p     // min(p, q) spelt out: Swift.min/max defeat vectorisation of these loops (5× slower)
         return v < 0 ? -m : m
     }
 
@@ -23,7 +24,8 @@ enum EncodedGain {
     @inline(__always)
     static func darken(_ v: Float, gain: Float, slope: Float) -> Float {
         let a = abs(v)
-        let m = max(gain * a, slope * (a + 0.055) - 0.055)
+        let p = gain * a, q = slope * (a + 0.055) - 0.055
+        let m = q >= p ? q : p    // max(p, q) spelt out
         return v < 0 ? -m : m
     }
 

@@ -33,7 +33,8 @@ public struct Fade: Filter {
 
     @inline(__always)
     static func lift(_ x: Float, _ level: Float) -> Float {
-        let c = min(x, 1), u = 1 - max(c, 0)
+        // min(x, 1) and max(c, 0) as plain selects (the same results; Swift.min/max stop vectorisation).
+        let c = 1 < x ? 1 : x, u = 1 - (0 >= c ? 0 : c)
         let curve = c + level * u * u
         // Below black: the tangent at 0, so out-of-gamut values stay ordered.
         let belowBlack = level + (1 - 2 * level) * x

@@ -31,19 +31,17 @@ public struct Grain: Filter {
     public func apply(_ band: PixelBand, _ context: RenderContext) {
         if amount == 0 { return }
         let cell = cellSize(longEdge: context.longEdge)
-        let coarse = NoiseOctave(cell: cell, key: LatticeHash.key(seed: context.seed, salt: Grain.coarseSalt), weight: 1, band: band)
-        let fine = NoiseOctave(cell: max(1, 0.55 * cell), key: LatticeHash.key(seed: context.seed, salt: Grain.fineSalt), weight: 0.7, band: band)
         let w = band.width
+        let coarse = NoiseOctave(cell: cell, key: LatticeHash.key(seed: context.seed, salt: Grain.coarseSalt), weight: 1, width: w)
+        let fine = NoiseOctave(cell: max(1, 0.55 * cell), key: LatticeHash.key(seed: context.seed, salt: Grain.fineSalt), weight: 0.7, width: w)
         let strength = Float(0.4 * amount)   // 0.1 × 4L(1 − L)
-        ThreadScratch.withFloats(w + coarse.scratchFloats + fine.scratchFloats) { scratch in
+        ThreadScratch.withFloats(w + coarse.columns + fine.columns) { scratch in
             let noise = scratch
-            let coarseScratch = scratch + w, fineScratch = coarseScratch + coarse.scratchFloats
-            coarse.prepare(coarseScratch)
-            fine.prepare(fineScratch)
+            let coarseLine = scratch + w, fineLine = coarseLine + coarse.columns
             for row in 0..<band.rows {
                 for x in 0..<w { noise[x] = 0 }
-                coarse.accumulate(row: band.y0 + row, scratch: coarseScratch, into: noise)
-                fine.accumulate(row: band.y0 + row, scratch: fineScratch, into: noise)
+                coarse.accumulate(row: band.y0 + row, line: coarseLine, into: noise)
+                fine.accumulate(row: band.y0 + row, line: fineLine, into: noise)
                 let r = band.r + row * w, g = band.g + row * w, b = band.b + row * w
                 for x in 0..<w {
                     let luma = 0.2126 * r[x] + 0.7152 * g[x] + 0.0722 * b[x]
@@ -57,69 +55,61 @@ public struct Grain: Filter {
     }
 }
 
-/// One octave of value noise over a band: uniform values in −1…1 at the integer points of a lattice with
-/// `cell`-pixel spacing, hashed from (key, lattice column, lattice row), interpolated with smoothstep.
-/// Everything depends on absolute coordinates, never on where the band starts.
+/// One octave of value noise: uniform values in −1…1 at the integer points of a lattice with `cell`-pixel
+/// spacing, hashed from (key, lattice column, lattice row), interpolated with smoothstep. Everything depends
+/// on absolute coordinates, never on where a band starts; the hashed lattice rows and the per-column
+/// weights are memoised per thread (`ThreadTables`), so one-row bands do not hash a row per image row.
 struct NoiseOctave {
     let inverseCell: Double
     let key: UInt32
     let weight: Float
     let width: Int
-    /// Lattice columns covering the row (plus one) and the lattice rows the band touches.
+    /// Lattice columns covering the row (plus one).
     let columns: Int
-    let firstLatticeRow: Int
-    let latticeRows: Int
 
-    init(cell: Double, key: UInt32, weight: Float, band: PixelBand) {
+    init(cell: Double, key: UInt32, weight: Float, width: Int) {
         inverseCell = 1 / cell
         self.key = key
         self.weight = weight
-        width = band.width
-        columns = Int((Double(band.width) + 0.5) * inverseCell) + 2
-        firstLatticeRow = Int((Double(band.y0) + 0.5) * inverseCell)
-        latticeRows = Int((Double(band.y0 + band.rows) - 0.5) * inverseCell) + 2 - firstLatticeRow
+        self.width = width
+        columns = Int((Double(width) + 0.5) * inverseCell) + 2
     }
 
-    /// Floats of scratch: the lattice, one interpolated lattice row, per-pixel column index and weight.
-    var scratchFloats: Int { latticeRows * columns + columns + 2 * width }
+    /// Lattice row `j`: `columns` hashed values.
+    func latticeRow(_ j: Int) -> UnsafePointer<Float> {
+        ThreadTables.table(ThreadTables.Key(kind: 0x6772_6c72, a: j, b: UInt64(key), c: UInt64(columns)), count: columns) { row in
+            for i in 0..<columns { row[i] = LatticeHash.signed(LatticeHash.hash(i, j, key)) }
+        }
+    }
 
-    /// Hashes the lattice and tabulates each pixel column's lattice cell and smoothstep weight.
-    func prepare(_ scratch: UnsafeMutablePointer<Float>) {
-        let lattice = scratch
-        for j in 0..<latticeRows {
-            for i in 0..<columns {
-                lattice[j * columns + i] = LatticeHash.signed(LatticeHash.hash(i, firstLatticeRow + j, key))
+    /// Per pixel column: its lattice cell (Int32 bits, first `width` floats) and smoothstep weight (next `width`).
+    func columnTable() -> UnsafePointer<Float> {
+        ThreadTables.table(ThreadTables.Key(kind: 0x6772_636f, a: width, b: inverseCell.bitPattern, c: 0), count: 2 * width) { table in
+            let index = UnsafeMutableRawPointer(table).bindMemory(to: Int32.self, capacity: width)
+            let fraction = table + width
+            for x in 0..<width {
+                let fx = (Double(x) + 0.5) * inverseCell
+                let i = Int(fx), t = Float(fx - Double(i))
+                index[x] = Int32(i)
+                fraction[x] = t * t * (3 - 2 * t)
             }
         }
-        let fraction = scratch + latticeRows * columns + columns + width
-        let index = NoiseOctave.indices(scratch, latticeRows * columns + columns, width)
-        for x in 0..<width {
-            let fx = (Double(x) + 0.5) * inverseCell
-            let i = Int(fx), t = Float(fx - Double(i))
-            index[x] = Int32(i)
-            fraction[x] = t * t * (3 - 2 * t)
-        }
     }
 
-    /// Adds `weight ×` the noise of image row `y` to `out`.
-    func accumulate(row y: Int, scratch: UnsafeMutablePointer<Float>, into out: UnsafeMutablePointer<Float>) {
+    /// Adds `weight ×` the noise of image row `y` to `out`; `line` is scratch for `columns` floats.
+    func accumulate(row y: Int, line: UnsafeMutablePointer<Float>, into out: UnsafeMutablePointer<Float>) {
         let fy = (Double(y) + 0.5) * inverseCell
         let j = Int(fy)
         let ty = Float(fy - Double(j))
         let sy = ty * ty * (3 - 2 * ty)
-        let top = scratch + (j - firstLatticeRow) * columns, bottom = top + columns
-        let line = scratch + latticeRows * columns
+        let top = latticeRow(j), bottom = latticeRow(j + 1)
         for i in 0..<columns { line[i] = weight * (top[i] + sy * (bottom[i] - top[i])) }
-        let index = NoiseOctave.indices(scratch, latticeRows * columns + columns, width), fraction = line + columns + width
+        let table = columnTable()
+        let index = UnsafeRawPointer(table).bindMemory(to: Int32.self, capacity: width), fraction = table + width
         for x in 0..<width {
             let i = Int(index[x])
             let a = line[i], c = line[i + 1]
             out[x] += a + fraction[x] * (c - a)
         }
-    }
-
-    /// The per-pixel lattice column indices, stored as Int32 in the scratch floats at `offset`.
-    private static func indices(_ scratch: UnsafeMutablePointer<Float>, _ offset: Int, _ count: Int) -> UnsafeMutablePointer<Int32> {
-        UnsafeMutableRawPointer(scratch + offset).bindMemory(to: Int32.self, capacity: count)
     }
 }

@@ -32,7 +32,10 @@ public struct Saturation: Filter {
             let a = Float(amount)
             for i in 0..<n {
                 let l = 0.2126 * r[i] + 0.7152 * g[i] + 0.0722 * b[i]
-                let spread = max(max(r[i], g[i]), b[i]) - min(min(r[i], g[i]), b[i])
+                // max/min of the three as plain selects (Swift.max/min keep this loop from vectorising).
+                let x = r[i], y = g[i], z = b[i]
+                let hi = y >= x ? y : x, lo = y < x ? y : x
+                let spread = (z >= hi ? z : hi) - (z < lo ? z : lo)
                 let chroma = spread < 1 ? spread : 1
                 let s = 1 + a * (1 - 0.7 * chroma)
                 r[i] = l + s * (r[i] - l); g[i] = l + s * (g[i] - l); b[i] = l + s * (b[i] - l)

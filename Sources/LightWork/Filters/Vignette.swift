@@ -48,36 +48,64 @@ public struct Vignette: Filter {
         let slopePoly = Vignette.exponentialPolynomial(stops * M_LN2 / 2.4)
         let start = Float(size * size), inverseWidth = Float(1 / (rampEndSquared - size * size))
         let darkening = amount > 0
-        ThreadScratch.withFloats(w) { u2 in
-            // r² = (u² + v²) / 2 with u, v running −1…1 across the frame.
+        // r² = (u² + v²) / 2 with u, v running −1…1 across the frame; the u² row depends only on the geometry.
+        let u2 = ThreadTables.table(ThreadTables.Key(kind: 0x7669_676e, a: w, b: UInt64(context.width), c: 0), count: w) { u2 in
             for x in 0..<w {
                 let u = (Double(x) + 0.5 - halfW) / halfW
                 u2[x] = Float(u * u / 2)
             }
-            for row in 0..<band.rows {
-                let v = (Double(band.y0 + row) + 0.5 - halfH) / halfH
-                let v2 = Float(v * v / 2)
-                let r = band.r + row * w, g = band.g + row * w, b = band.b + row * w
+        }
+        for row in 0..<band.rows {
+            let v = (Double(band.y0 + row) + 0.5 - halfH) / halfH
+            let v2 = Float(v * v / 2)
+            // Inside r = size the gain is exactly 1 (s = 0): only the stretches left and right of that run
+            // are computed. u² falls to the centre and rises again, so the run is one interval.
+            var inner = 0
+            while inner < w && u2[inner] + v2 - start > 0 { inner += 1 }
+            var outer = w
+            while outer > inner && u2[outer - 1] + v2 - start > 0 { outer -= 1 }
+            for (x0, x1) in [(0, inner), (outer, w)] where x1 > x0 {
+                let r = band.r + row * w + x0, g = band.g + row * w + x0, b = band.b + row * w + x0
                 if darkening {
-                    for x in 0..<w {
-                        let t = min(max((u2[x] + v2 - start) * inverseWidth, 0), 1)
-                        let s = t * t * (3 - 2 * t)
-                        let gain = Vignette.evaluate(gainPoly, s), slope = Vignette.evaluate(slopePoly, s)
-                        r[x] = EncodedGain.darken(r[x], gain: gain, slope: slope)
-                        g[x] = EncodedGain.darken(g[x], gain: gain, slope: slope)
-                        b[x] = EncodedGain.darken(b[x], gain: gain, slope: slope)
-                    }
+                    Vignette.darkenRow(r, g, b, u2 + x0, x1 - x0, v2: v2, start: start, inverseWidth: inverseWidth, gainPoly, slopePoly)
                 } else {
-                    for x in 0..<w {
-                        let t = min(max((u2[x] + v2 - start) * inverseWidth, 0), 1)
-                        let s = t * t * (3 - 2 * t)
-                        let gain = Vignette.evaluate(gainPoly, s), slope = Vignette.evaluate(slopePoly, s)
-                        r[x] = EncodedGain.brighten(r[x], gain: gain, slope: slope)
-                        g[x] = EncodedGain.brighten(g[x], gain: gain, slope: slope)
-                        b[x] = EncodedGain.brighten(b[x], gain: gain, slope: slope)
-                    }
+                    Vignette.brightenRow(r, g, b, u2 + x0, x1 - x0, v2: v2, start: start, inverseWidth: inverseWidth, gainPoly, slopePoly)
                 }
             }
+        }
+    }
+
+    /// Ramp position s at r² = u2 + v2: smoothstep of min(max((r² − start) · inverseWidth, 0), 1), spelt as
+    /// plain selects (Swift.min/max keep these loops from vectorising).
+    @inline(__always)
+    static func ramp(_ u2: Float, _ v2: Float, _ start: Float, _ inverseWidth: Float) -> Float {
+        let q = (u2 + v2 - start) * inverseWidth
+        let q0: Float = 0 >= q ? 0 : q
+        let t: Float = 1 < q0 ? 1 : q0
+        return t * t * (3 - 2 * t)
+    }
+
+    private static func darkenRow(_ r: UnsafeMutablePointer<Float>, _ g: UnsafeMutablePointer<Float>, _ b: UnsafeMutablePointer<Float>,
+                                  _ u2: UnsafePointer<Float>, _ w: Int, v2: Float, start: Float, inverseWidth: Float,
+                                  _ gainPoly: Polynomial, _ slopePoly: Polynomial) {
+        for x in 0..<w {
+            let s = ramp(u2[x], v2, start, inverseWidth)
+            let gain = evaluate(gainPoly, s), slope = evaluate(slopePoly, s)
+            r[x] = EncodedGain.darken(r[x], gain: gain, slope: slope)
+            g[x] = EncodedGain.darken(g[x], gain: gain, slope: slope)
+            b[x] = EncodedGain.darken(b[x], gain: gain, slope: slope)
+        }
+    }
+
+    private static func brightenRow(_ r: UnsafeMutablePointer<Float>, _ g: UnsafeMutablePointer<Float>, _ b: UnsafeMutablePointer<Float>,
+                                    _ u2: UnsafePointer<Float>, _ w: Int, v2: Float, start: Float, inverseWidth: Float,
+                                    _ gainPoly: Polynomial, _ slopePoly: Polynomial) {
+        for x in 0..<w {
+            let s = ramp(u2[x], v2, start, inverseWidth)
+            let gain = evaluate(gainPoly, s), slope = evaluate(slopePoly, s)
+            r[x] = EncodedGain.brighten(r[x], gain: gain, slope: slope)
+            g[x] = EncodedGain.brighten(g[x], gain: gain, slope: slope)
+            b[x] = EncodedGain.brighten(b[x], gain: gain, slope: slope)
         }
     }
 

@@ -55,6 +55,11 @@ public struct InterpolatedLUT: ColorLookup {
     public let interpolation: LUT3D.Interpolation
 
     public func apply(r: UnsafeMutablePointer<Float>, g: UnsafeMutablePointer<Float>, b: UnsafeMutablePointer<Float>, count: Int) {
-        lut.apply(r: r, g: g, b: b, count: count, interpolation: interpolation)
+        // Tetrahedral through LUT3D's ColorLookup (the vector kernel where the CPU has one; the same bits).
+        if interpolation == .tetrahedral {
+            (lut as any ColorLookup).apply(r: r, g: g, b: b, count: count)
+        } else {
+            lut.apply(r: r, g: g, b: b, count: count, interpolation: interpolation)
+        }
     }
 }

@@ -1,0 +1,87 @@
+import Foundation
+
+/// Renders verify cases exactly as `lightwork convert` would render the same input and settings: the options are
+/// built the way convert builds them (defaults, the recipe's export block, then the case's fields) and the file
+/// goes through the one `FileConverter`.
+public struct CaseRenderer: Sendable {
+    /// Where the suite's relative paths start.
+    public let suiteDirectory: URL
+    private let profiles: URL
+    private let ranges: FilterRanges
+    private let entitlements: Entitlements?
+
+    /// `entitlementsFile` (the suite's) unlocks its packs for these renders only, in memory; without it the
+    /// user's own store decides, as in convert.
+    public init(suiteDirectory: URL, entitlementsFile: URL? = nil) throws {
+        self.suiteDirectory = suiteDirectory
+        profiles = try ProfilesDirectory.locate()
+        ranges = try FilterRanges.bundled(profiles: profiles)
+        if let entitlementsFile {
+            guard FileManager.default.fileExists(atPath: entitlementsFile.path) else { throw LightWorkError.missingInput(entitlementsFile.path) }
+            entitlements = try Entitlements.load(from: entitlementsFile)
+        } else {
+            entitlements = nil
+        }
+    }
+
+    /// A suite path: absolute as given, relative from the suite's folder.
+    public func resolve(_ path: String) -> URL {
+        CaseRenderer.resolvePath(path, from: suiteDirectory)
+    }
+
+    /// The convert options for `c`, writing into `outputDirectory`. Throws for a bad recipe, an unknown or locked
+    /// film, a lossy format.
+    public func options(for c: VerifyCase, outputDirectory: URL) throws -> ConvertOptions {
+        var recipe = try c.recipe.map { try Recipe.load(from: resolve($0), ranges: ranges) } ?? Recipe.neutral
+        var sets = (c.set ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.number($0.value))" }
+        if let film = c.film { sets.append("film=\(film)") }
+        if let strength = c.strength { sets.append("strength=\(Self.number(strength))") }
+        recipe = try recipe.applying(sets: sets, ranges: ranges)
+        var catalog: FilmCatalog?
+        var store: Entitlements?
+        if recipe.film != nil {
+            catalog = try FilmCatalog.bundled(profiles: profiles)
+            store = try entitlements ?? Entitlements.loadDefault()
+        }
+        let look = try LookSetup(recipe: recipe, ranges: ranges, catalog: catalog, entitlements: store)
+
+        var encode = EncodeSettings()
+        var colorSpace = OutputColorSpace.srgb
+        look.resolved.export?.apply(to: &encode, colorSpace: &colorSpace)
+        if let f = c.format { encode.format = f }
+        if let cs = c.colorspace { colorSpace = cs }
+        if let compression = c.compression { encode.tiffCompression = compression }
+        guard VerifyCase.losslessFormats.contains(encode.format) else {
+            throw LightWorkError.usage("case \"\(c.name)\": the recipe asks for \(encode.format.rawValue), which is lossy; give the case a \"format\" (\(VerifyCase.losslessFormats.map(\.rawValue).joined(separator: ", ")))")
+        }
+        var decode = DecodeOptions()
+        if let m = c.colorModel { decode.colorModel = m }
+        if let d = c.demosaic { decode.demosaic = d }
+        var options = ConvertOptions(outputDirectory: outputDirectory, encode: encode, colorSpace: colorSpace, decode: decode,
+                                     chain: look.chain)
+        options.recordSettings(look: look, lutInterpolation: nil)
+        options.resize = try c.longEdge.map { try ResizeSpec(.longEdge($0)) }
+        return options
+    }
+
+    /// Renders `c` with `options` (from `options(for:outputDirectory:)`) into their output folder as
+    /// `<name>.<ext>` and returns the file. Throws `RenderFailure` with the converter's reason when the input
+    /// cannot be decoded or written, `missingInput` when it is not there.
+    public func render(_ c: VerifyCase, options: ConvertOptions) throws -> URL {
+        let directory = options.outputDirectory
+        let input = resolve(c.input)
+        guard FileManager.default.fileExists(atPath: input.path) else { throw LightWorkError.missingInput(input.path) }
+        let relative = "\(c.name).\(options.encode.format.fileExtension)"
+        let entry = FileConverter(options: options).convert(InputItem(url: input, displayPath: c.input, relativePath: relative), to: relative)
+        guard entry.status == .converted else { throw RenderFailure(description: entry.reason ?? "conversion failed") }
+        return directory.appendingPathComponent(relative)
+    }
+
+    /// The converter's one-line reason a render failed (it already names the stage: "cannot decode: …").
+    public struct RenderFailure: Error, CustomStringConvertible, Sendable {
+        public let description: String
+    }
+
+    /// 35 rather than 35.0 in `--set` strings.
+    static func number(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e9 ? String(Int(v)) : String(v) }
+}
