@@ -95,6 +95,16 @@ public final class BatchRunner: @unchecked Sendable {
         }
 
         let intents = OutputIntents(manifestURL: manifestURL)
+        // Carry the previous manifest's outputs forward before this run saves a manifest of its own: its
+        // resumed entries are only recorded as their jobs come up, so a kill early in this run would otherwise
+        // leave a manifest that no longer claims them, and the next run would take them for someone else's.
+        let announced = intents.read()
+        for s in selected {
+            if let output = s.job.outputPath, announced[output] == nil,
+               resume.previous(for: s.job.item)?.output?.path == output {
+                intents.record(output: output, input: s.job.item.relativePath)
+            }
+        }
         var queue: [WorkerJob] = []
         for s in selected {
             if let output = s.job.outputPath {
