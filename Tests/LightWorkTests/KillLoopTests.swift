@@ -68,7 +68,7 @@ final class KillLoopTests: XCTestCase {
         let args = ["convert", input.path, "-o", out.path, "--format", "jpeg", "--jobs", "2", "--demosaic", "linear", "--timeout", "60"]
         let log = dir.appendingPathComponent("log.txt")
 
-        var rng = SeededGenerator(seed: 20251130)
+        var rng = SplitMix(seed: 20251130)
         var kills = 0, killedAfterEnd = 0
         for round in 0..<20 {
             // Every other run re-converts everything (--force), so that kills keep landing mid-work once the batch
@@ -126,15 +126,3 @@ final class KillLoopTests: XCTestCase {
     }
 }
 
-/// SplitMix64 for the kill times: the same seed gives the same schedule on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

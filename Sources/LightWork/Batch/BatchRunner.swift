@@ -197,14 +197,7 @@ public final class BatchRunner: @unchecked Sendable {
 
     /// Inserts `entry` in input order.
     private func insert(_ entry: Manifest.Entry) {
-        let key = entry.input.index ?? Int.max
-        var low = 0, high = manifest.entries.count
-        while low < high {
-            let mid = (low + high) / 2
-            if (manifest.entries[mid].input.index ?? Int.max) <= key { low = mid + 1 } else { high = mid }
-        }
-        manifest.entries.insert(entry, at: low)
-        manifest.updateSummary()
+        manifest.insertInInputOrder(entry)
     }
 
     /// Writes the manifest atomically: after every file while that is cheap, else at most every tenth of the

@@ -122,6 +122,19 @@ public struct Manifest: Codable, Sendable, Equatable {
         entries = []
     }
 
+    /// Inserts `entry` after every entry with a lower or equal input index (entries without one go last) and
+    /// updates the summary: entries stay in input order whatever order their files finish in.
+    public mutating func insertInInputOrder(_ entry: Entry) {
+        let key = entry.input.index ?? Int.max
+        var low = 0, high = entries.count
+        while low < high {
+            let mid = (low + high) / 2
+            if (entries[mid].input.index ?? Int.max) <= key { low = mid + 1 } else { high = mid }
+        }
+        entries.insert(entry, at: low)
+        updateSummary()
+    }
+
     /// Recomputes the summary from the entries.
     public mutating func updateSummary() {
         summary = Summary(total: entries.count,
@@ -131,13 +144,7 @@ public struct Manifest: Codable, Sendable, Equatable {
     }
 
     /// Canonical JSON (sorted keys, pretty-printed), as written to disk.
-    public func encoded() throws -> Data {
-        let e = JSONEncoder()
-        e.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        var d = try e.encode(self)
-        d.append(0x0A)
-        return d
-    }
+    public func encoded() throws -> Data { try CanonicalJSON.encode(self) }
 
     public static func decode(_ data: Data) throws -> Manifest {
         try JSONDecoder().decode(Manifest.self, from: data)

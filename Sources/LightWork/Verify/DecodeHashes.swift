@@ -45,13 +45,7 @@ public struct DecodeHashes: Sendable, Codable, Equatable {
     }
 
     /// Sorted keys and pretty printing, so a re-recorded file diffs cleanly in review.
-    public func encoded() throws -> Data {
-        let e = JSONEncoder()
-        e.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        var data = try e.encode(self)
-        data.append(0x0a)
-        return data
-    }
+    public func encoded() throws -> Data { try CanonicalJSON.encode(self) }
 
     /// A file path from the hash file's folder.
     static func resolve(_ file: String, from directory: URL) -> URL {

@@ -560,14 +560,7 @@ public final class WatchService {
     }
 
     private func insert(_ entry: Manifest.Entry) {
-        let key = entry.input.index ?? Int.max
-        var low = 0, high = manifest.entries.count
-        while low < high {
-            let mid = (low + high) / 2
-            if (manifest.entries[mid].input.index ?? Int.max) <= key { low = mid + 1 } else { high = mid }
-        }
-        manifest.entries.insert(entry, at: low)
-        manifest.updateSummary()
+        manifest.insertInInputOrder(entry)
         manifestDirty = true
     }
 

@@ -62,13 +62,7 @@ public struct WatchStatus: Codable, Sendable, Equatable {
         manifest.deletingLastPathComponent().appendingPathComponent("watch-status.json")
     }
 
-    public func encoded() throws -> Data {
-        let e = JSONEncoder()
-        e.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        var d = try e.encode(self)
-        d.append(0x0A)
-        return d
-    }
+    public func encoded() throws -> Data { try CanonicalJSON.encode(self) }
 
     public static func read(_ url: URL) throws -> WatchStatus {
         try JSONDecoder().decode(WatchStatus.self, from: Data(contentsOf: url))
