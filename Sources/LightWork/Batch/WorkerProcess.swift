@@ -99,19 +99,8 @@ final class WorkerProcess {
     /// Sends one job; throws when the worker is gone (EPIPE: SIGPIPE is ignored while a pool runs).
     func send(_ job: WorkerJob) throws {
         let line = try WorkerLine.encode(job)
-        try line.withUnsafeBytes { raw in
-            var p = raw.baseAddress!
-            var left = raw.count
-            while left > 0 {
-                let n = write(input, p, left)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw WorkerProcess.failure("write to worker")
-                }
-                p += n
-                left -= n
-            }
-        }
+        let code = line.withUnsafeBytes { FullWrite.write(input, $0) }
+        if code != 0 { errno = code; throw WorkerProcess.failure("write to worker") }
         self.job = job
         jobStarted = DispatchTime.now()
     }

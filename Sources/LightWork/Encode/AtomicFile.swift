@@ -20,17 +20,8 @@ public enum AtomicFile {
         /// Appends bytes at the descriptor's position; short writes are continued, errors thrown
         /// (`diskFull` for ENOSPC/EDQUOT).
         public func write(_ bytes: UnsafeRawBufferPointer) throws {
-            guard var p = bytes.baseAddress else { return }
-            var left = bytes.count
-            while left > 0 {
-                let n = Glibc.write(fileDescriptor, p, left)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw AtomicFile.failure(errno, path: finalPath, action: "write")
-                }
-                p += n
-                left -= n
-            }
+            let code = FullWrite.write(fileDescriptor, bytes)
+            if code != 0 { throw AtomicFile.failure(code, path: finalPath, action: "write") }
         }
 
         public func write(_ data: Data) throws {

@@ -59,17 +59,11 @@ final class TIFFFileSink {
 
     private static let write: TIFFReadWriteProc = { h, buf, n in
         let s = sink(h)
-        guard var p = UnsafeRawPointer(buf) else { return 0 }
-        var left = Int(n)
-        while left > 0 {
-            let r = Glibc.write(s.fd, p, left)
-            if r < 0 {
-                if errno == EINTR { continue }
-                if s.errorCode == 0 { s.errorCode = errno }
-                return -1
-            }
-            p += r
-            left -= r
+        guard let p = UnsafeRawPointer(buf) else { return 0 }
+        let code = FullWrite.write(s.fd, UnsafeRawBufferPointer(start: p, count: Int(n)))
+        if code != 0 {
+            if s.errorCode == 0 { s.errorCode = code }
+            return -1
         }
         s.unsynced += Int(n)
         if s.unsynced >= TIFFFileSink.writebackBytes {

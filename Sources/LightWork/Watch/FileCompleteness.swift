@@ -30,7 +30,9 @@ public enum FileCompleteness {
         if head[0] == 0xFF, head[1] == 0xD8 { return jpeg(reader) }
         if head.count >= 8, head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return png(reader) }
         if (head[0] == 0x49 && head[1] == 0x49 && head[2] == 42 && head[3] == 0) || (head[0] == 0x4D && head[1] == 0x4D && head[2] == 0 && head[3] == 42) {
-            return TIFFWalk(reader: reader, little: head[0] == 0x49).verdict()
+            guard let extents = TIFFImageExtents.read(size: reader.size, bytes: reader.read) else { return .unknown }
+            return extents.dataEnd <= reader.size ? .complete
+                : .incomplete("its TIFF structure reaches byte \(extents.dataEnd), past the end of the file (\(reader.size) bytes)")
         }
         if head.count >= 8, head[4...7] == [0x66, 0x74, 0x79, 0x70] { return isoBoxes(reader) }     // "ftyp"
         if head.count >= 15, String(decoding: head.prefix(15), as: UTF8.self) == "FUJIFILMCCD-RAW" { return raf(reader) }
@@ -107,69 +109,6 @@ public enum FileCompleteness {
                 done += n
             }
             return out
-        }
-    }
-
-    /// Every IFD the file declares (IFD0 chain, SubIFDs, EXIF IFD), and the strips and tiles they point at.
-    private struct TIFFWalk {
-        let reader: Reader
-        let little: Bool
-
-        func verdict() -> Verdict {
-            guard let header = reader.read(4, 4) else { return .incomplete("TIFF header cut") }
-            var queue = [Int(u32(header, 0))]
-            var visited = Set<Int>()
-            while let offset = queue.popLast() {
-                guard visited.count < 64 else { break }
-                guard offset != 0, visited.insert(offset).inserted else { continue }
-                guard let countBytes = reader.read(offset, 2) else { return .incomplete("an IFD lies past the end of the file") }
-                let count = Int(u16(countBytes, 0))
-                guard count > 0, count <= 4096 else { return .unknown }
-                guard let entries = reader.read(offset + 2, count * 12 + 4) else { return .incomplete("an IFD is cut by the end of the file") }
-                var offsets: [Int] = [], lengths: [Int] = []
-                for e in 0..<count {
-                    let p = e * 12
-                    let tag = u16(entries, p), type = u16(entries, p + 2), n = Int(u32(entries, p + 4))
-                    guard let width = TIFFWalk.typeSize[type] else { continue }
-                    let bytes = width * n
-                    let inline = bytes <= 4
-                    let valueOffset = Int(u32(entries, p + 8))
-                    if !inline && valueOffset + bytes > reader.size { return .incomplete("tag \(tag)'s data lies past the end of the file") }
-                    switch tag {
-                    case 273, 324: offsets = values(entries, p, type: type, count: n, inline: inline, at: valueOffset)
-                    case 279, 325: lengths = values(entries, p, type: type, count: n, inline: inline, at: valueOffset)
-                    case 330, 34665: queue += values(entries, p, type: type, count: min(n, 64), inline: inline, at: valueOffset)
-                    default: break
-                    }
-                }
-                for (start, length) in zip(offsets, lengths) where start + length > reader.size {
-                    return .incomplete("image data lies past the end of the file")
-                }
-                queue.append(Int(u32(entries, count * 12)))
-            }
-            return .complete
-        }
-
-        static let typeSize: [UInt16: Int] = [1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8, 11: 4, 12: 8, 13: 4]
-
-        /// The SHORT or LONG values of one entry (inline or at `at`), at most 1 << 20 of them.
-        private func values(_ entries: [UInt8], _ p: Int, type: UInt16, count: Int, inline: Bool, at: Int) -> [Int] {
-            guard type == 3 || type == 4 || type == 13, count > 0, count <= 1 << 20 else { return [] }
-            let width = type == 3 ? 2 : 4
-            let bytes: [UInt8]
-            if inline { bytes = Array(entries[(p + 8)..<(p + 12)]) } else {
-                guard let b = reader.read(at, count * width) else { return [] }
-                bytes = b
-            }
-            return (0..<count).map { width == 2 ? Int(u16(bytes, $0 * 2)) : Int(u32(bytes, $0 * 4)) }
-        }
-
-        private func u16(_ b: [UInt8], _ i: Int) -> UInt16 {
-            little ? UInt16(b[i]) | UInt16(b[i + 1]) << 8 : UInt16(b[i]) << 8 | UInt16(b[i + 1])
-        }
-
-        private func u32(_ b: [UInt8], _ i: Int) -> UInt32 {
-            little ? UInt32Reader.little(b, i) : UInt32Reader.big(b, i)
         }
     }
 }

@@ -84,19 +84,8 @@ public final class WatchLedger {
         e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var line = try e.encode(record)
         line.append(0x0A)
-        try line.withUnsafeBytes { raw in
-            var p = raw.baseAddress!
-            var left = raw.count
-            while left > 0 {
-                let n = write(fd, p, left)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw AtomicFile.failure(errno, path: url.path, action: "append")
-                }
-                p += n
-                left -= n
-            }
-        }
+        let code = line.withUnsafeBytes { FullWrite.write(fd, $0) }
+        if code != 0 { throw AtomicFile.failure(code, path: url.path, action: "append") }
         guard fdatasync(fd) == 0 else { throw AtomicFile.failure(errno, path: url.path, action: "fdatasync") }
         apply(record)
     }
