@@ -9,7 +9,7 @@ enum ConvertCommand {
         OptionSpec(name: "quality", value: "N", help: "JPEG quality 1-100 (default 92; 4:4:4 chroma from 90)"),
         OptionSpec(name: "compression", value: "C", help: "TIFF compression: none (default), deflate, lzw"),
         OptionSpec(name: "colorspace", value: "CS", help: "srgb (default), display-p3, adobe-rgb, prophoto; profile always embedded"),
-        OptionSpec(name: "demosaic", value: "ALG", help: "RAW demosaic: ahd (default), linear, ppg, vng, dht, aahd"),
+        OptionSpec(name: "demosaic", value: "ALG", help: "RAW demosaic: ahd (default; LightWork's own on Bayer sensors), libraw-ahd, linear, ppg, vng, dht, aahd"),
         OptionSpec(name: "intent", value: "I", help: "ICC inputs: relative (default, with black-point compensation), perceptual, saturation, absolute"),
         OptionSpec(name: "background", value: "COLOR", help: "what JPEG flattens alpha onto: white (default), black, #RRGGBB"),
         OptionSpec(name: "color-model", value: "M", help: "RAW colour: dng (default: DNG-spec matrices by white point), libraw (LibRaw's own)"),

@@ -54,15 +54,18 @@ public struct DecodeOptions: Sendable, Codable, Equatable {
         case libraw
     }
 
+    /// `ahd` is LightWork's own AHD (`BayerDemosaic`) on 2×2 Bayer files and LibRaw's elsewhere; `libraw-ahd`
+    /// is always LibRaw's; the others are LibRaw's algorithms of those names.
     public enum Demosaic: String, Sendable, Codable, CaseIterable {
         case linear, vng, ppg, ahd, dht, aahd
+        case libRawAHD = "libraw-ahd"
         /// LibRaw's `user_qual` code.
         public var libRawQuality: Int32 {
             switch self {
             case .linear: return 0
             case .vng: return 1
             case .ppg: return 2
-            case .ahd: return 3
+            case .ahd, .libRawAHD: return 3
             case .dht: return 11
             case .aahd: return 12
             }

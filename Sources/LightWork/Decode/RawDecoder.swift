@@ -100,20 +100,33 @@ public enum RawDecoder {
             var rc = libraw_unpack(lr)
             guard rc == LIBRAW_SUCCESS.rawValue else { throw RawDecoder.error(rc, stage: "unpack", url: url) }
             if dataError.pointee != 0 { throw LightWorkError.decodeFailed("the raw data is truncated or corrupt (LibRaw reported a data error)") }
-            rc = libraw_dcraw_process(lr)
-            guard rc == LIBRAW_SUCCESS.rawValue else { throw RawDecoder.error(rc, stage: "process", url: url) }
-            if dataError.pointee != 0 { throw LightWorkError.decodeFailed("the raw data is truncated or corrupt (LibRaw reported a data error)") }
-            guard let src = lr.pointee.image else { throw LightWorkError.decodeFailed("LibRaw produced no image") }
-            let sw = Int(lr.pointee.sizes.iwidth), sh = Int(lr.pointee.sizes.iheight)
+            // The default AHD on an ordinary Bayer mosaic is LightWork's own (BayerDemosaic); LibRaw does the rest.
+            let mosaic = options.demosaic == .ahd ? BayerDemosaic(libRaw: lr) : nil
+            var multipliers: SIMD3<Double>
+            if let mosaic {
+                multipliers = mosaic.multipliers
+            } else {
+                rc = libraw_dcraw_process(lr)
+                guard rc == LIBRAW_SUCCESS.rawValue else { throw RawDecoder.error(rc, stage: "process", url: url) }
+                if dataError.pointee != 0 { throw LightWorkError.decodeFailed("the raw data is truncated or corrupt (LibRaw reported a data error)") }
+                // scale_colors leaves the multipliers it applied in pre_mul, normalised to a smallest of 1.
+                let applied = DNGColorModel.floats(lr.pointee.color.pre_mul)
+                multipliers = SIMD3(Double(applied[0]), Double(applied[1]), Double(applied[2]))
+            }
+            if multipliers.min() <= 0 || !multipliers.x.isFinite || !multipliers.y.isFinite || !multipliers.z.isFinite { multipliers = SIMD3(1, 1, 1) }
+            let sw = mosaic?.width ?? Int(lr.pointee.sizes.iwidth), sh = mosaic?.height ?? Int(lr.pointee.sizes.iheight)
             let orientation = Orientation(libRawFlip: lr.pointee.sizes.flip)
             let (w, h) = orientation.swapsAxes ? (sh, sw) : (sw, sh)
-            let image = WorkingImage.unfilled(width: w, height: h, space: .rawLinear)   // convert writes every pixel
             var details = details()
+            details["demosaic"] = mosaic != nil ? "ahd (LightWork)" : "\(options.demosaic.rawValue) (LibRaw)"
             var notes: [String] = []
             var matrix: Matrix3?
             var sourceProfile = "camera (LibRaw \(lr.pointee.idata.dng_version != 0 ? "DNG ColorMatrix" : "built-in matrix"))"
+            // Balanced camera RGB → working space before any exposure gain (also the homogeneity test's colour).
+            var cameraMatrix: Matrix3?
             if let (model, source) = colorModel {
-                let colour = cameraToWorking(model)
+                let colour = cameraToWorking(model, multipliers: multipliers)
+                cameraMatrix = colour.matrix
                 matrix = colour.matrix
                 sourceProfile = "camera (DNG colour model, \(source.rawValue))"
                 details["colorModel"] = "dng (\(source.rawValue))"
@@ -126,6 +139,13 @@ public enum RawDecoder {
                 if options.colorModel == .dng {
                     notes.append("no three-colour camera matrix for the DNG colour model: LibRaw's colour conversion used")
                 }
+                // LibRaw's dcraw_process converted to ProPhoto itself; LightWork's demosaic leaves camera RGB, which
+                // LibRaw's rgb_cam (balanced camera → linear sRGB) and an sRGB → ProPhoto conversion take there.
+                if mosaic != nil {
+                    let rgbCam = DNGColorModel.matrix(lr.pointee.color.rgb_cam, stride: 4) ?? .identity
+                    cameraMatrix = RGBPrimaries.sRGB.conversion(to: WorkingSpace.rawLinear.primaries) * rgbCam
+                    matrix = cameraMatrix
+                }
             }
             // DNG BaselineExposure: the file's own statement of where its normal exposure lies (ACR honours it;
             // dcraw and LibRaw ignore it). Applied in both colour models, as a gain in linear light.
@@ -135,7 +155,18 @@ public enum RawDecoder {
                 matrix = gain * (matrix ?? .identity)
                 details["baselineExposure"] = String(format: "%+.3f EV", baseline)
             }
-            let peak = RawDecoder.convert(src, storedWidth: sw, storedHeight: sh, orientation: orientation, matrix: matrix, into: image)
+            let image = WorkingImage.unfilled(width: w, height: h, space: .rawLinear)   // convert writes every pixel
+            let peak: UInt16
+            if let mosaic {
+                let toXYZ = Matrix3.diagonal(1 / CIE.d50) * WorkingSpace.rawLinear.primaries.toXYZD50 * (cameraMatrix ?? .identity)
+                let pixels = mosaic.run(cameraToXYZ: toXYZ)
+                defer { pixels.deallocate() }
+                let rgbx = UnsafeMutableRawPointer(pixels).assumingMemoryBound(to: (UInt16, UInt16, UInt16, UInt16).self)
+                peak = RawDecoder.convert(rgbx, storedWidth: sw, storedHeight: sh, orientation: orientation, matrix: matrix ?? .identity, into: image)
+            } else {
+                guard let src = lr.pointee.image else { throw LightWorkError.decodeFailed("LibRaw produced no image") }
+                peak = RawDecoder.convert(src, storedWidth: sw, storedHeight: sh, orientation: orientation, matrix: matrix, into: image)
+            }
             guard peak > 0 else {
                 throw LightWorkError.blankImage("every pixel is black (a DNG without image data, or data LibRaw could not read)")
             }
@@ -144,13 +175,10 @@ public enum RawDecoder {
             return DecodedImage(image: image, kind: .raw, metadata: meta, notes: notes, sourceProfile: sourceProfile, details: details)
         }
 
-        /// The matrix from LibRaw's balanced output (0…1) to the working space. LibRaw's scale_colors leaves the
-        /// multipliers it applied in `pre_mul`, normalised to a smallest of 1: their inverse is the camera neutral
-        /// (the DNG AsShotNeutral, or the camera's as-shot or auto balance), and dividing by them restores camera RGB.
-        func cameraToWorking(_ model: DNGColorModel) -> (matrix: Matrix3, neutral: SIMD3<Double>, white: SIMD2<Double>, temperature: ColorTemperature) {
-            let applied = DNGColorModel.floats(lr.pointee.color.pre_mul)
-            var multipliers = SIMD3(Double(applied[0]), Double(applied[1]), Double(applied[2]))
-            if multipliers.min() <= 0 || !multipliers.x.isFinite || !multipliers.y.isFinite || !multipliers.z.isFinite { multipliers = SIMD3(1, 1, 1) }
+        /// The matrix from balanced camera RGB (0…1) to the working space. `multipliers` are the white-balance
+        /// multipliers applied, smallest 1: their inverse is the camera neutral (the DNG AsShotNeutral, or the
+        /// camera's as-shot or auto balance), and dividing by them restores camera RGB.
+        func cameraToWorking(_ model: DNGColorModel, multipliers: SIMD3<Double>) -> (matrix: Matrix3, neutral: SIMD3<Double>, white: SIMD2<Double>, temperature: ColorTemperature) {
             let neutral = (1 / multipliers) / (1 / multipliers).max()
             let white = model.whitePoint(neutral: neutral)
             let matrix = model.cameraToRGB(neutral: neutral, primaries: WorkingSpace.rawLinear.primaries) * Matrix3.diagonal(1 / multipliers)

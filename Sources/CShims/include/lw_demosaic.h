@@ -1,0 +1,25 @@
+#ifndef LW_DEMOSAIC_H
+#define LW_DEMOSAIC_H
+#include <stddef.h>
+#include <stdint.h>
+
+/// A 2×2 Bayer mosaic and how to normalise it: position k = (y & 1) * 2 + (x & 1) of the visible image.
+typedef struct {
+    const uint16_t *raw;   ///< visible pixel (0, 0) of the mosaic
+    size_t pitch;          ///< mosaic row length in elements
+    int width, height;     ///< visible size
+    int colour[4];         ///< 0 red, 1 green, 2 blue at each position
+    float black[4];        ///< black level at each position, in raw units
+    float scale[4];        ///< white balance / (white - black): the balanced value is (raw - black) * scale, clipped to 0…1
+    float to_xyz[9];       ///< balanced camera RGB → XYZ relative to the white (1, 1, 1 → 1, 1, 1), for the homogeneity test
+} lw_bayer;
+
+/// Tile edge of the AHD kernel (output pixels); lw_ahd_scratch_bytes() is the scratch one tile needs.
+enum { LW_AHD_TILE = 64 };
+size_t lw_ahd_scratch_bytes(void);
+
+/// Adaptive homogeneity-directed demosaic (Hirakawa & Parks 2005) of the tile whose top-left output pixel is
+/// (x0, y0), both even, writing balanced RGB (0…65535, fourth channel 0) into out (width × height × 4).
+void lw_ahd_tile(const lw_bayer *bayer, int x0, int y0, void *scratch, uint16_t *out);
+
+#endif
