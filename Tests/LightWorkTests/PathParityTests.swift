@@ -45,6 +45,27 @@ final class PathParityTests: XCTestCase {
         return dir.appendingPathComponent(converter.relativeOutputPath(for: item))
     }
 
+    /// Grain and dust belong to the recipe, not to the export: the same recipe through 16-bit TIFF and 16-bit PNG
+    /// gives the same samples (and another recipe's grain does not).
+    func testGrainIsTheSameInEveryExportFormat() throws {
+        func samples(_ format: OutputFormat, grain: Double) throws -> [UInt16] {
+            let dir = try TestPaths.temporaryDirectory(self)
+            var options = ConvertOptions(outputDirectory: dir, encode: EncodeSettings(format: format))
+            XCTAssertEqual(options.settings.format, format.rawValue)
+            options.chain = FilterChain.build(values: ["grain": grain, "grain.size": 0.3, "dust": 0.6], look: nil, strength: 0)
+            options.settings.filters["grain"] = ResolvedSettings.FilterSetting(ui: grain * 100, value: grain, useLeftRange: false)
+            options.settings.filters["dust"] = ResolvedSettings.FilterSetting(ui: 60, value: 0.6, useLeftRange: false)
+            let converter = FileConverter(options: options)
+            let item = InputItem(url: SampleSceneTests.samples.appendingPathComponent("scene.dng"), displayPath: "scene.dng", relativePath: "scene.dng")
+            let entry = converter.convert(item)
+            XCTAssertEqual(entry.status, .converted, entry.reason ?? "")
+            return try ImageFileReader.read(dir.appendingPathComponent(converter.relativeOutputPath(for: item))).samples
+        }
+        let tiff = try samples(.tiff16, grain: 0.8)
+        XCTAssertEqual(tiff, try samples(.png16, grain: 0.8), "same recipe, same grain in TIFF and PNG")
+        XCTAssertNotEqual(tiff, try samples(.tiff16, grain: 0.7))
+    }
+
     func testNeutralRAWAndRGBRenderingsAgree() throws {
         let truth = try SampleSceneTests.loadTruth("scene.truth.json")
         let de = try Self.meanDeltaE(try render("scene.dng", recipe: nil), try render("scene-srgb.png", recipe: nil), excluding: truth.detailArea)

@@ -5,14 +5,14 @@ import Foundation
 public struct FileConverter: Sendable {
     public let options: ConvertOptions
     private let renderer: Renderer
-    /// The settings' digest without the tool version: grain and dust are seeded from it, so a release that
-    /// changes nothing else renders them identically (the verify suite's goldens depend on it).
+    /// The digest of the look alone (filters, film, strength): grain and dust are seeded from it, so the same
+    /// recipe gives the same grain in every format, colour space and size, and in every release.
     private let seedDigest: String
 
     public init(options: ConvertOptions) {
         self.options = options
         renderer = Renderer(chain: options.chain)
-        seedDigest = Manifest.digest(settings: options.settings, toolVersion: "")
+        seedDigest = FileConverter.lookDigest(options.settings)
     }
 
     /// Where `item`'s output goes, relative to the output folder: the input's relative folder mirrored,
@@ -133,7 +133,14 @@ public struct FileConverter: Sendable {
         }
     }
 
-    /// Grain and dust seed: from the input's content and the settings, never from time or thread order.
+    /// What grain and dust depend on besides the input: the recipe's look, not how it is exported.
+    static func lookDigest(_ settings: ResolvedSettings) -> String {
+        struct Look: Encodable { let filters: [String: ResolvedSettings.FilterSetting]; let film: String?; let strength: Double? }
+        let data = (try? CanonicalJSON.encode(Look(filters: settings.filters, film: settings.film, strength: settings.strength))) ?? Data()
+        return SHA256.hex(data)
+    }
+
+    /// Grain and dust seed: from the input's content and the look, never from time or thread order.
     static func seed(inputSHA256: String, settingsDigest: String) -> UInt64 {
         let digest = SHA256.hex(Data((inputSHA256 + settingsDigest).utf8))
         return UInt64(digest.prefix(16), radix: 16) ?? 0
