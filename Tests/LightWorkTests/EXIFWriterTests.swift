@@ -19,6 +19,9 @@ final class EXIFWriterTests: XCTestCase {
         m.gpsLongitude = -151.215_297_3
         m.gpsAltitude = -12.5
         m.orientation = 6
+        m.pixelWidth = 8
+        m.pixelHeight = 6
+        m.colorSpaceIsSRGB = true
         return m
     }
 
@@ -45,7 +48,13 @@ final class EXIFWriterTests: XCTestCase {
             XCTAssertEqual(try XCTUnwrap(r.gpsLongitude), try XCTUnwrap(m.gpsLongitude), accuracy: 1e-6)
             XCTAssertEqual(try XCTUnwrap(r.gpsAltitude), try XCTUnwrap(m.gpsAltitude), accuracy: 1e-6)
             XCTAssertEqual(r.orientation, 1, "outputs are upright: the input's orientation 6 must not survive")
+            XCTAssertEqual(r.pixelWidth, 8)
+            XCTAssertEqual(r.pixelHeight, 6)
+            XCTAssertEqual(r.colorSpaceIsSRGB, true)
         }
+        var p3 = Self.full
+        p3.colorSpaceIsSRGB = false
+        XCTAssertEqual(try XCTUnwrap(EXIFReader.read(try XCTUnwrap(EXIFWriter.blob(for: p3)))).colorSpaceIsSRGB, false, "0xFFFF: uncalibrated")
     }
 
     /// The TIFF structure itself, walked without EXIFReader: ascending tags, even offsets inside the block,
@@ -54,9 +63,11 @@ final class EXIFWriterTests: XCTestCase {
         let blob = try XCTUnwrap(EXIFWriter.blob(for: Self.full, software: "LightWork 1.2"))
         let walk = try TIFFWalk(blob)
         let ifd0 = try walk.directory(at: walk.firstIFD)
-        XCTAssertEqual(ifd0.map(\.tag), [0x010F, 0x0110, 0x0112, 0x0131, 0x0132, 0x8769, 0x8825])
+        XCTAssertEqual(ifd0.map(\.tag), [0x010F, 0x0110, 0x0112, 0x011A, 0x011B, 0x0128, 0x0131, 0x0132, 0x8769, 0x8825])
         let exif = try walk.directory(at: Int(try XCTUnwrap(walk.long(ifd0, 0x8769))))
-        XCTAssertEqual(exif.map(\.tag), [0x829A, 0x829D, 0x8827, 0x9000, 0x9003, 0x920A, 0xA434])
+        XCTAssertEqual(exif.map(\.tag), [0x829A, 0x829D, 0x8827, 0x9000, 0x9003, 0x920A, 0xA000, 0xA001, 0xA002, 0xA003, 0xA434])
+        XCTAssertEqual(walk.entry(exif, 0xA002)?.type, 4, "PixelXDimension is a LONG")
+        XCTAssertEqual(walk.raw(exif, 0xA000), Array("0100".utf8))
         let gps = try walk.directory(at: Int(try XCTUnwrap(walk.long(ifd0, 0x8825))))
         XCTAssertEqual(gps.map(\.tag), [0, 1, 2, 3, 4, 5, 6])
         for entry in ifd0 + exif + gps {
@@ -97,7 +108,7 @@ final class EXIFWriterTests: XCTestCase {
         let blob = try XCTUnwrap(EXIFWriter.blob(for: ImageMetadata()))
         let walk = try TIFFWalk(blob)
         let ifd0 = try walk.directory(at: walk.firstIFD)
-        XCTAssertEqual(ifd0.map(\.tag), [0x0112, 0x0131, 0x8769], "no Make, Model, DateTime or GPS when unknown")
+        XCTAssertEqual(ifd0.map(\.tag), [0x0112, 0x011A, 0x011B, 0x0128, 0x0131, 0x8769], "no Make, Model, DateTime or GPS when unknown")
         XCTAssertEqual(walk.ascii(ifd0, 0x0131), "LightWork")
         let read = try XCTUnwrap(EXIFReader.read(blob))
         var expected = ImageMetadata()
@@ -235,17 +246,18 @@ final class EXIFWriterTests: XCTestCase {
             throw XCTSkip("exiftool not installed (apt-get install libimage-exiftool-perl): cross-check skipped")
         }
         let dir = try TestPaths.temporaryDirectory(self)
-        let blob = EXIFWriter.blob(for: Self.full)
         var urls: [URL] = []
         for format in [OutputFormat.jpeg, .png, .tiff8] {
             let url = dir.appendingPathComponent("out." + format.fileExtension)
             let pixels = TestImages.pattern(width: 8, height: 6, channels: 3, depth: format.depth)
+            let blob = EXIFWriter.blob(for: Self.full, jpeg: format == .jpeg)
             try format.writer.write(pixels, settings: EncodeSettings(format: format, exif: blob), to: url)
             urls.append(url)
         }
         let records = try XCTUnwrap(try JSONSerialization.jsonObject(with: run(exiftool, ["-j", "-n", "-Make", "-Model", "-LensModel", "-ExposureTime",
             "-FNumber", "-ISO", "-FocalLength", "-DateTimeOriginal", "-ModifyDate", "-Orientation", "-Software", "-GPSLatitude",
-            "-GPSLongitude", "-GPSAltitude"] + urls.map(\.path))) as? [[String: Any]])
+            "-GPSLongitude", "-GPSAltitude", "-ColorSpace", "-ExifImageWidth", "-ExifImageHeight", "-FlashpixVersion", "-XResolution",
+            "-ResolutionUnit"] + urls.map(\.path))) as? [[String: Any]])
         XCTAssertEqual(records.count, 3)
         for r in records {
             let label = r["SourceFile"] as? String ?? "?"
@@ -263,13 +275,21 @@ final class EXIFWriterTests: XCTestCase {
             XCTAssertEqual(try XCTUnwrap(r["GPSLatitude"] as? Double, label), -33.856_784_1, accuracy: 1e-6, label)
             XCTAssertEqual(try XCTUnwrap(r["GPSLongitude"] as? Double, label), -151.215_297_3, accuracy: 1e-6, label)
             XCTAssertEqual(try XCTUnwrap(r["GPSAltitude"] as? Double, label), -12.5, accuracy: 1e-6, label)
+            XCTAssertEqual(r["ColorSpace"] as? Int, 1, label)
+            if !label.hasSuffix(".tif") {   // TIFF states its size in IFD0 (ImageWidth), which exiftool reports the same way
+                XCTAssertEqual(r["ExifImageWidth"] as? Int, 8, label)
+                XCTAssertEqual(r["ExifImageHeight"] as? Int, 6, label)
+            }
+            XCTAssertEqual("\(r["FlashpixVersion"] ?? "")", "0100", label)
+            XCTAssertEqual(r["XResolution"] as? Int, 72, label)
+            XCTAssertEqual(r["ResolutionUnit"] as? Int, 2, label)
         }
-        // exiftool's validation finds nothing wrong with the structure. It does list the EXIF tags the spec calls
-        // required that LightWork does not write (resolution, ColorSpace, pixel dimensions…): those are let through.
+        // exiftool's validation finds nothing wrong with the structure and no required tag missing, but TIFF's
+        // GPSProcessingMethod (the name of the positioning method, which LightWork does not know).
         for url in urls {
             let lines = String(decoding: try run(exiftool, ["-validate", "-warning", "-a", "-s3", url.path]), as: UTF8.self)
                 .split(separator: "\n").map(String.init)
-            let problems = lines.dropFirst().filter { !$0.hasPrefix("Missing required ") }
+            let problems = lines.dropFirst().filter { !$0.contains("GPSProcessingMethod") }
             XCTAssertEqual(problems, [], "\(url.lastPathComponent): \(lines)")
         }
     }

@@ -88,7 +88,11 @@ public struct FileConverter: Sendable {
 
             var encode = options.encode
             encode.iccProfile = ICCProfile.embedded(for: options.colorSpace)
-            encode.exif = options.stripMetadata ? nil : EXIFWriter.blob(for: decoded.metadata)
+            var metadata = decoded.metadata
+            metadata.pixelWidth = pixels.width
+            metadata.pixelHeight = pixels.height
+            metadata.colorSpaceIsSRGB = options.colorSpace == .srgb
+            encode.exif = options.stripMetadata ? nil : EXIFWriter.blob(for: metadata, jpeg: format == .jpeg)
             let url: URL
             do { url = try ContainedPath.outputFile(relative, inside: options.outputDirectory) } catch {
                 throw LightWorkError.writeFailed(error.reason)

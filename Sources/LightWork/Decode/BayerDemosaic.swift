@@ -25,6 +25,10 @@ struct BayerDemosaic {
               d.sizes.pixel_aspect == 1, d.color.as_shot_wb_applied == 0,
               d.color.cam_mul.0 != -1                     // LibRaw's cue for its auto white balance
         else { return nil }
+        // The visible area must lie inside the stored rows (a damaged header must not send the kernel outside).
+        let (top, left, w, h) = (Int(d.sizes.top_margin), Int(d.sizes.left_margin), Int(d.sizes.width), Int(d.sizes.height))
+        guard w > 0, h > 0, top + h <= Int(d.sizes.raw_height), left + w <= Int(d.sizes.raw_width),
+              Int(d.sizes.raw_pitch) >= 2 * Int(d.sizes.raw_width) else { return nil }
         // LibRaw's filter word: two bits of colour per (row mod 8, column mod 2); 3 is the second green.
         func fc(_ row: Int, _ col: Int) -> Int { Int(filters >> UInt32((((row << 1) & 14) | (col & 1)) << 1) & 3) }
         for row in 0..<8 { for col in 0..<2 where fc(row, col) != fc(row & 1, col) { return nil } }

@@ -45,6 +45,9 @@ public enum EXIFReader {
                 case 0x920A: m.focalLength = t.rationals(e).first
                 case 0x9003: m.dateTimeOriginal = t.ascii(e)
                 case 0xA434: m.lens = t.ascii(e)
+                case 0xA001: if let v = t.integer(e) { m.colorSpaceIsSRGB = v == 1 }
+                case 0xA002: if let v = t.integer(e), v > 0 { m.pixelWidth = v }
+                case 0xA003: if let v = t.integer(e), v > 0 { m.pixelHeight = v }
                 default: break
                 }
             }

@@ -3,9 +3,10 @@ import Foundation
 /// Serialises `ImageMetadata` as a little-endian TIFF-structured EXIF block ("II*\0…", no "Exif\0\0" prefix):
 /// what `EncodeSettings.exif` carries into JPEG (APP1), PNG (eXIf) and TIFF outputs.
 ///
-/// Only the fields LightWork knows are written: IFD0 Make, Model, Orientation, Software, DateTime; an Exif IFD
-/// with ExposureTime, FNumber, ISO, ExifVersion, DateTimeOriginal, FocalLength, LensModel; a GPS IFD when the
-/// latitude and longitude are known. An input's original EXIF is not carried whole: maker notes, thumbnails
+/// Only the fields LightWork knows are written: IFD0 Make, Model, Orientation, X/YResolution (72 dpi, the EXIF
+/// default), ResolutionUnit, Software, DateTime; an Exif IFD with ExposureTime, FNumber, ISO, ExifVersion,
+/// DateTimeOriginal, FocalLength, FlashpixVersion, ColorSpace and PixelX/YDimension (of the output), LensModel;
+/// a GPS IFD when the latitude and longitude are known. An input's original EXIF is not carried whole: maker notes, thumbnails
 /// and the like may describe the pre-edit image (its size, orientation, rendering) and are dropped.
 ///
 /// Orientation is always 1 because outputs are written upright; a stale input orientation would make viewers
@@ -13,19 +14,26 @@ import Foundation
 /// same input always gives the same bytes.
 public enum EXIFWriter {
     /// The EXIF block for `metadata`. Always non-nil: even an empty `metadata` yields Orientation 1 and Software,
-    /// so that every output states its orientation.
-    public static func blob(for metadata: ImageMetadata, software: String = "LightWork") -> Data? {
+    /// so that every output states its orientation. `jpeg` adds what EXIF requires of a YCbCr JPEG
+    /// (YCbCrPositioning centred, as libjpeg samples; ComponentsConfiguration Y Cb Cr).
+    public static func blob(for metadata: ImageMetadata, software: String = "LightWork", jpeg: Bool = false) -> Data? {
         var ifd0: [Entry] = []
         if let make = ascii(metadata.make) { ifd0.append(Entry(tag: 0x010F, make)) }
         if let model = ascii(metadata.model) { ifd0.append(Entry(tag: 0x0110, model)) }
         ifd0.append(Entry(tag: 0x0112, .short(1)))
+        ifd0.append(Entry(tag: 0x011A, .rationals([(72, 1)])))
+        ifd0.append(Entry(tag: 0x011B, .rationals([(72, 1)])))
+        ifd0.append(Entry(tag: 0x0128, .short(2)))
         if let name = ascii(software) { ifd0.append(Entry(tag: 0x0131, name)) }
         if let date = exifDate(metadata.dateTimeOriginal) { ifd0.append(Entry(tag: 0x0132, .ascii(date))) }
+        if jpeg { ifd0.append(Entry(tag: 0x0213, .short(1))) }
         ifd0.append(Entry(tag: 0x8769, .directory(1)))
         let gps = gpsEntries(metadata)
         if !gps.isEmpty { ifd0.append(Entry(tag: 0x8825, .directory(2))) }
+        var exif = exifEntries(metadata)
+        if jpeg { exif.append(Entry(tag: 0x9101, .undefined([1, 2, 3, 0]))) }
         let header: [UInt8] = [0x49, 0x49, 0x2A, 0x00, 0x08, 0x00, 0x00, 0x00]
-        let body = layout([ifd0, exifEntries(metadata), gps], at: header.count).bytes
+        let body = layout([ifd0, exif, gps], at: header.count).bytes
         return Data(header + body)
     }
 
@@ -74,6 +82,12 @@ public enum EXIFWriter {
         out.append(Entry(tag: 0x9000, .undefined(Array("0232".utf8))))
         if let date = exifDate(m.dateTimeOriginal) { out.append(Entry(tag: 0x9003, .ascii(date))) }
         if let f = positive(m.focalLength), let r = rational(f) { out.append(Entry(tag: 0x920A, .rationals([r]))) }
+        out.append(Entry(tag: 0xA000, .undefined(Array("0100".utf8))))
+        if let srgb = m.colorSpaceIsSRGB { out.append(Entry(tag: 0xA001, .short(srgb ? 1 : 0xFFFF))) }
+        if let w = m.pixelWidth, let h = m.pixelHeight, w > 0, h > 0, w <= Int(UInt32.max), h <= Int(UInt32.max) {
+            out.append(Entry(tag: 0xA002, .long(UInt32(w))))
+            out.append(Entry(tag: 0xA003, .long(UInt32(h))))
+        }
         if let lens = ascii(m.lens) { out.append(Entry(tag: 0xA434, lens)) }
         return out
     }
@@ -135,6 +149,7 @@ public enum EXIFWriter {
     private enum Value {
         case ascii(String)
         case short(UInt16)
+        case long(UInt32)
         case rationals([(UInt32, UInt32)])
         case bytes([UInt8])
         case undefined([UInt8])
@@ -156,6 +171,7 @@ public enum EXIFWriter {
             switch v {
             case .ascii(let s): let b = Array(s.utf8) + [0]; return (2, b.count, b)
             case .short(let x): return (3, 1, le16(x))
+            case .long(let x): return (4, 1, le32(x))
             case .rationals(let r): return (5, r.count, r.flatMap { le32($0.0) + le32($0.1) })
             case .bytes(let b): return (1, b.count, b)
             case .undefined(let b): return (7, b.count, b)

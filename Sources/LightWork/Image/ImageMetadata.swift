@@ -17,6 +17,11 @@ public struct ImageMetadata: Sendable, Codable, Equatable {
     public var gpsAltitude: Double?
     /// Orientation of the stored pixels as the file declared it (outputs are always written upright, tag 1).
     public var orientation: Int?
+    /// Of the output image: its size (EXIF PixelXDimension/PixelYDimension) and whether it is sRGB (EXIF
+    /// ColorSpace 1) or another space its embedded ICC profile describes (0xFFFF). Set by the converter.
+    public var pixelWidth: Int?
+    public var pixelHeight: Int?
+    public var colorSpaceIsSRGB: Bool?
 
     public init() {}
 }
