@@ -100,7 +100,7 @@ enum ConvertCommand {
         let previous = ResumeIndex.candidates(first: manifestURL, in: options.outputDirectory)
             .compactMap { (try? Data(contentsOf: $0)).flatMap { try? Manifest.decode($0) } }
         let plan = BatchPlanner.plan(paths: parsed.positionals, rules: rules, outputDirectory: options.outputDirectory, previous: previous,
-                                     intents: OutputIntents(manifestURL: manifestURL).read())
+                                     intents: OutputIntents.all(first: manifestURL, in: options.outputDirectory))
         if plan.jobs.isEmpty {
             console.error(plan.excluded > 0 ? "none of the \(plan.excluded) image(s) found matches --include/--exclude"
                                             : "no images found in \(parsed.positionals.joined(separator: ", "))")

@@ -227,30 +227,30 @@ final class BatchPlannerTests: XCTestCase {
 
     // MARK: outputs a killed run left unrecorded
 
-    /// A file at a planned name that no manifest records is someone else's (skipped), unless a run that did not
-    /// finish wrote it since it started: then it is that run's unrecorded output, converted again.
-    func testUnrecordedOutputOfAnUnfinishedRunIsConvertedAgainOthersLeftAlone() throws {
+    /// A file at a planned name that no manifest records is someone else's (skipped, however recent), unless an
+    /// interrupted run announced it in its intents journal (this run's, or another shard split's whose manifest
+    /// was never saved): then it is that run's unrecorded output, converted again.
+    func testOutputAnnouncedByAnInterruptedShardIsConvertedAgainOthersLeftAlone() throws {
         let rules = PlanRules(outputExtension: "tif")
-        let claimed = BatchPlanner.plan(items: Self.items(["a.dng", "b.dng"]), rules: rules, exists: { _ in true }, writtenByUnfinishedRun: { $0 == "a.tif" })
-        XCTAssertEqual(Self.outputs(claimed), ["a.tif", nil])
-        XCTAssertTrue(claimed.jobs[1].entry?.reason?.contains("already exists") == true)
-
-        // The same through the folder: file times against the unfinished manifest's start.
         let dir = try TestPaths.temporaryDirectory(self)
         let input = dir.appendingPathComponent("in"), out = dir.appendingPathComponent("out")
         try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-        for name in ["old.dng", "new.dng"] { try Data("planning reads no pixels".utf8).write(to: input.appendingPathComponent(name)) }
-        for name in ["old.tif", "new.tif"] { try Data("x".utf8).write(to: out.appendingPathComponent(name)) }
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: out.appendingPathComponent("old.tif").path)
-        var killed = Manifest(tool: Manifest.ToolInfo(version: "1", libraries: [:]), settings: ConvertOptions(outputDirectory: out).settings,
-                              host: "h", startedAt: Date(timeIntervalSinceNow: -60))
-        XCTAssertNil(killed.finishedAt)
-        let plan = BatchPlanner.plan(paths: [input.path], rules: rules, outputDirectory: out, previous: [killed])
-        XCTAssertEqual(plan.jobs.map(\.item.relativePath), ["new.dng", "old.dng"])
-        XCTAssertEqual(Self.outputs(plan), ["new.tif", nil], "old.tif predates the run: someone else's")
-        killed.finishedAt = Manifest.timestamp(Date())
-        let finished = BatchPlanner.plan(paths: [input.path], rules: rules, outputDirectory: out, previous: [killed])
-        XCTAssertEqual(Self.outputs(finished), [nil, nil], "a finished run recorded everything it wrote")
+        for name in ["a.dng", "b.dng"] { try Data("planning reads no pixels".utf8).write(to: input.appendingPathComponent(name)) }
+        for name in ["a.tif", "b.tif"] { try Data("x".utf8).write(to: out.appendingPathComponent(name)) }
+        let shard = try Shard(index: 1, count: 2)
+        OutputIntents(manifestURL: out.appendingPathComponent(shard.manifestFileName)).record(output: "a.tif", input: "a.dng")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.appendingPathComponent(shard.manifestFileName).path), "the shard saved no manifest")
+
+        let intents = OutputIntents.all(first: out.appendingPathComponent("manifest.json"), in: out)
+        XCTAssertEqual(intents, ["a.tif": "a.dng"])
+        let plan = BatchPlanner.plan(paths: [input.path], rules: rules, outputDirectory: out, previous: [], intents: intents)
+        XCTAssertEqual(plan.jobs.map(\.item.relativePath), ["a.dng", "b.dng"])
+        XCTAssertEqual(Self.outputs(plan), ["a.tif", nil], "b.tif was written a moment ago, but by no run of this export")
+        XCTAssertTrue(plan.jobs[1].entry?.reason?.contains("already exists") == true)
+
+        // This run's own journal wins over another split's where they disagree.
+        OutputIntents(manifestURL: out.appendingPathComponent("manifest.json")).record(output: "a.tif", input: "b.dng")
+        XCTAssertEqual(OutputIntents.all(first: out.appendingPathComponent("manifest.json"), in: out), ["a.tif": "b.dng"])
     }
 }

@@ -55,38 +55,25 @@ public enum BatchPlanner {
 
     /// Walks `paths` and plans them; `previous` are the manifests earlier runs left in the output folder (this run's
     /// own first, then other shard splits' or a whole run's): outputs any of them records are this export's own,
-    /// and so are the `intents` an interrupted run announced before writing them (`OutputIntents`).
-    ///
-    /// A run that stopped without finishing (killed, interrupted: no `finishedAt`) may have renamed outputs into
-    /// place that its manifest had not recorded yet (the manifest is saved at most every tenth of the run's
-    /// time). A file at a planned name that no manifest records, modified since the earliest such run started,
-    /// is taken as that run's: converted again, never skipped as someone else's file.
+    /// and so are the `intents` interrupted runs announced before writing them (`OutputIntents.all`). A file at a
+    /// planned name that neither claims is someone else's, however recent: never overwritten under `--on-exist skip`.
     public static func plan(paths: [String], rules: PlanRules, outputDirectory: URL, previous: [Manifest],
                             intents: [String: String] = [:]) -> BatchPlan {
         var owners: [String: String] = [:]
         for m in previous { owners.merge(outputOwners(m)) { earlier, _ in earlier } }
         owners.merge(intents) { recorded, _ in recorded }
-        let parser = ISO8601DateFormatter()
-        let unfinishedSince = previous.filter { $0.finishedAt == nil }.compactMap { parser.date(from: $0.startedAt) }.min()
         return plan(items: InputWalker.items(for: paths), rules: rules, owners: owners, exists: { relative in
             var st = stat()
             return lstat(outputDirectory.appendingPathComponent(relative).path, &st) == 0
-        }, writtenByUnfinishedRun: { relative in
-            guard let since = unfinishedSince else { return false }
-            var st = stat()
-            guard lstat(outputDirectory.appendingPathComponent(relative).path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return false }
-            return Double(st.st_mtim.tv_sec) >= since.timeIntervalSince1970.rounded(.down)
         })
     }
 
     /// Plans `items` (in the walker's order). `owners` maps output paths an earlier run wrote to the input
     /// (relative path) they came from; `exists` says whether an output path is taken on disk;
-    /// `writtenByUnfinishedRun` whether a file there no manifest records was written by a run that did not finish.
     /// `{index}` counts from `firstIndex`, zero-padded to `indexWidth` (default: the width of the count); a folder
     /// watch plans one file at a time with its running number.
     public static func plan(items: [InputItem], rules: PlanRules, owners: [String: String] = [:], firstIndex: Int = 1, indexWidth: Int? = nil,
-                            exists: @escaping (String) -> Bool,
-                            writtenByUnfinishedRun: @escaping (String) -> Bool = { _ in false }) -> BatchPlan {
+                            exists: @escaping (String) -> Bool) -> BatchPlan {
         let kept = items.filter { rules.filter.accepts(relativePath: $0.relativePath) }
         var jobs = kept.map { PlannedJob(item: $0, action: .convert(output: "")) }
         let pairedJPEG = pairs(&jobs, prefer: rules.prefer)
@@ -97,7 +84,7 @@ public enum BatchPlanner {
         let captured = rules.name.needsMetadata ? probe(converting.map { jobs[$0].item.url }) : []
         let film = rules.filmName.map { FileNameSafety.slug($0, fallback: "none") } ?? "none"
         let recipe = rules.recipeName.map { FileNameSafety.slug($0, fallback: "none") } ?? "none"
-        var claims = Claims(owners: owners, exists: exists, writtenByUnfinishedRun: writtenByUnfinishedRun)
+        var claims = Claims(owners: owners, exists: exists)
         for (n, i) in converting.enumerated() {
             let item = jobs[i].item
             let file = (item.relativePath as NSString).lastPathComponent
@@ -179,23 +166,19 @@ public enum BatchPlanner {
 struct Claims {
     let owners: [String: String]
     let exists: (String) -> Bool
-    let writtenByUnfinishedRun: (String) -> Bool
     /// Lower-cased output path → the input that claimed it (case-insensitively, so outputs stay distinct
     /// when copied to macOS or Windows disks).
     private var claimed: [String: String] = [:]
 
-    init(owners: [String: String], exists: @escaping (String) -> Bool, writtenByUnfinishedRun: @escaping (String) -> Bool = { _ in false }) {
+    init(owners: [String: String], exists: @escaping (String) -> Bool) {
         self.owners = owners
         self.exists = exists
-        self.writtenByUnfinishedRun = writtenByUnfinishedRun
     }
 
-    /// Whether `path` is on disk and not this input's own earlier output (recorded, or left unrecorded by a run
-    /// that did not finish).
+    /// Whether `path` is on disk and not this input's own earlier output (recorded or announced).
     func foreign(_ path: String, for item: InputItem) -> Bool {
         guard exists(path) else { return false }
-        if let owner = owners[path] { return owner != item.relativePath }
-        return !writtenByUnfinishedRun(path)
+        return owners[path] != item.relativePath
     }
 
     mutating func resolve(_ job: PlannedJob, folder: String, name: String, ext: String, policy: CollisionPolicy) -> PlannedJob {

@@ -40,4 +40,22 @@ public struct OutputIntents: Sendable {
     }
 
     public func remove() { unlink(url.path) }
+
+    /// The intents of every run that left a journal in `folder` (the whole run's and every shard split's, saved
+    /// manifest or not) and of the run whose manifest is `first` (which wins where two disagree): a shard killed
+    /// before recording an output still owns it when a whole run, or another split, plans the same folder.
+    public static func all(first: URL, in folder: URL) -> [String: String] {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
+            .filter { $0.hasPrefix(".manifest") && $0.hasSuffix(".json.intents") }
+            .sorted()
+        var out = OutputIntents(manifestURL: first).read()
+        for name in names {
+            let journal = OutputIntents(url: folder.appendingPathComponent(name))
+            guard journal.url.standardizedFileURL != OutputIntents(manifestURL: first).url.standardizedFileURL else { continue }
+            out.merge(journal.read()) { earlier, _ in earlier }
+        }
+        return out
+    }
+
+    private init(url: URL) { self.url = url }
 }
