@@ -26,7 +26,7 @@ enum ConvertCommand {
         OptionSpec(name: "short-edge", value: "N", help: "shrink so the shorter side is N pixels (never enlarges)"),
         OptionSpec(name: "scale", value: "F", help: "shrink by a factor 0 < F <= 1, e.g. 0.5"),
         OptionSpec(name: "name", value: "TEMPLATE",
-                   help: "output name from {stem} (default) {ext} {film} {date} {camera} {index} {recipe}, e.g. '{date}_{stem}_{film}'"),
+                   help: "output name from {stem} (default) {ext} {film} {date} {camera} {index} {recipe}, e.g. '{date}_{stem}_{film}'; '/' makes subfolders: '{camera}/{date}/{stem}'"),
         OptionSpec(name: "on-exist", value: "P",
                    help: "a file already under an output name that no earlier run wrote: skip (default), overwrite, suffix (name-2)"),
         OptionSpec(name: "include", value: "GLOB", help: "only inputs matching: '*.CR2' (a name at any depth), 'day1/*' (a path); repeatable"),

@@ -140,16 +140,32 @@ final class BatchPlannerTests: XCTestCase {
     }
 
     func testBadTemplatesAreRefused() {
-        for bad in ["", "{stem}/{film}", "../{stem}", "{foo}", "{stem", "stem}", "..", ".", ".{stem}", "a\tb{stem}", "{stem}:{film}"] {
+        for bad in ["", "../{stem}", "{foo}", "{stem", "stem}", "..", ".", ".{stem}", "a\tb{stem}", "{stem}:{film}",
+                    "/{stem}", "{stem}/", "{camera}//{stem}", "{camera}/.{stem}", "./{stem}", "{camera}/../{stem}", "x/.hidden/{stem}"] {
             XCTAssertThrowsError(try OutputNameTemplate(bad), "'\(bad)' should be refused") { error in
                 guard case LightWorkError.usage = error else { return XCTFail("\(error) is not a usage error") }
             }
         }
-        for good in ["{stem}", "{date}_{stem}_{film}", "export", "{index} - {camera}", "x.{stem}"] {
+        for good in ["{stem}", "{date}_{stem}_{film}", "export", "{index} - {camera}", "x.{stem}", "{stem}/{film}", "{camera}/{date}/{stem}"] {
             XCTAssertNoThrow(try OutputNameTemplate(good), good)
         }
         XCTAssertTrue(try OutputNameTemplate("{date}-{stem}").needsMetadata)
         XCTAssertFalse(try OutputNameTemplate("{index}-{stem}").needsMetadata)
+    }
+
+    /// '/' in a template makes subfolders below the mirrored input folder; a token that leaves a folder empty
+    /// gives "_", never a climb or a collapsed path; names still collide (and suffix) across inputs.
+    func testTemplateSubfoldersGoBelowTheMirroredFolder() throws {
+        var rules = PlanRules(outputExtension: "tif")
+        rules.name = try OutputNameTemplate("{ext}/{film}/{stem}")
+        rules.filmName = "Harbour Negative 160"
+        let plan = Self.plan(["day1/IMG_1.CR2", "IMG_2.nef", "noext"], rules: rules)
+        XCTAssertEqual(Self.outputs(plan), ["day1/CR2/harbour-negative-160/IMG_1.tif", "nef/harbour-negative-160/IMG_2.tif",
+                                            "_/harbour-negative-160/noext.tif"])
+        rules.name = try OutputNameTemplate("all/{index}")
+        rules.onExist = .suffix
+        let numbered = Self.plan(["a/x.CR2", "b/y.CR2"], rules: rules, existing: ["a/all/1.tif"])
+        XCTAssertEqual(Self.outputs(numbered), ["a/all/1-2.tif", "b/all/2.tif"])
     }
 
     // MARK: collisions

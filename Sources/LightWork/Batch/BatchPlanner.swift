@@ -97,12 +97,17 @@ public enum BatchPlanner {
             }
             var name = rules.name.name(values)
             if pairedJPEG.contains(i) && !rules.name.tokens.contains(.ext) { name += "-" + values.ext.lowercased() }
-            if let problem = FileNameSafety.problem(with: name) ?? FileNameSafety.problem(with: name + "-99." + rules.outputExtension) {
+            // The template's own subfolders go below the mirrored input folder; the last segment is the file.
+            var segments = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            let fileName = segments.removeLast()
+            if let problem = (segments + [fileName]).lazy.compactMap({ FileNameSafety.problem(with: $0) }).first
+                ?? FileNameSafety.problem(with: fileName + "-99." + rules.outputExtension) {
                 jobs[i].action = .fail(reason: "\(problem) (--name '\(rules.name)')")
                 continue
             }
-            let dir = (item.relativePath as NSString).deletingLastPathComponent
+            let dir = ((item.relativePath as NSString).deletingLastPathComponent as NSString).appendingPathComponent(segments.joined(separator: "/"))
             let folder = dir.isEmpty ? "" : dir + "/"
+            name = fileName
             jobs[i] = claims.resolve(jobs[i], folder: folder, name: name, ext: rules.outputExtension, policy: rules.onExist)
         }
         return BatchPlan(jobs: jobs, excluded: items.count - kept.count)

@@ -1,14 +1,15 @@
 import Foundation
 
 /// The `--name` template: literal text and `{token}`s that make an output's file name (without extension;
-/// the format's extension is always appended and the input's folder is mirrored).
+/// the format's extension is always appended and the input's folder is mirrored). A `/` makes subfolders
+/// below that mirrored folder (`{camera}/{date}_{stem}` sorts a shoot by camera).
 ///
 /// Tokens: `{stem}` input name without extension, `{ext}` input extension, `{film}` film (or LUT) name slug or
 /// "none", `{date}` capture date YYYY-MM-DD or "nodate", `{camera}` make-model slug or "nocamera", `{index}`
 /// 1-based position among the files converted, zero-padded to the width of their count, `{recipe}` recipe
 /// name slug or "none". A template is checked when parsed, before any file is touched: unknown tokens,
-/// stray braces, `/`, control characters, a leading '.', an empty template or one that can only make "." or
-/// ".." are refused as usage errors.
+/// stray braces, control characters, an empty template or folder, a leading or trailing '/', a name or folder
+/// starting with '.', or one that can only make "." or ".." are refused as usage errors.
 public struct OutputNameTemplate: Sendable, Equatable, CustomStringConvertible {
     public enum Token: String, Sendable, CaseIterable {
         case stem, ext, film, date, camera, index, recipe
@@ -47,7 +48,7 @@ public struct OutputNameTemplate: Sendable, Equatable, CustomStringConvertible {
             case "}":
                 throw refuse("'}' without '{'")
             case "/":
-                throw refuse("'/' is not allowed: outputs mirror the input folders, the template names the file")
+                literal.append(c)   // a folder separator: each segment is checked below
             default:
                 if FileNameSafety.forbidden.contains(c) || c.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
                     throw refuse("the character '\(c.unicodeScalars.map { $0.escaped(asASCII: true) }.joined())' is not allowed in file names")
@@ -56,11 +57,11 @@ public struct OutputNameTemplate: Sendable, Equatable, CustomStringConvertible {
             }
         }
         if !literal.isEmpty { parts.append(.literal(literal)) }
-        if case .literal(let first)? = parts.first, first.hasPrefix(".") {
-            throw refuse("a name starting with '.' would hide every output")
-        }
-        if !parts.contains(where: { if case .token = $0 { return true }; return false }), let problem = FileNameSafety.problem(with: template) {
-            throw refuse(problem)
+        // Each '/'-separated segment: non-empty, not hidden, and not "." or ".." when it has no token.
+        for segment in template.split(separator: "/", omittingEmptySubsequences: false) {
+            guard !segment.isEmpty else { throw refuse("an empty folder name (a leading, trailing or doubled '/')") }
+            if segment.hasPrefix(".") { throw refuse("a name or folder starting with '.' would hide the outputs") }
+            if !segment.contains("{"), let problem = FileNameSafety.problem(with: String(segment)) { throw refuse(problem) }
         }
         source = template
         self.parts = parts
@@ -74,15 +75,23 @@ public struct OutputNameTemplate: Sendable, Equatable, CustomStringConvertible {
     /// Whether names need the capture date or camera, read from each file's header before planning.
     public var needsMetadata: Bool { tokens.contains(.date) || tokens.contains(.camera) }
 
-    /// The file name (without extension) for one input.
+    /// The file name (without extension) for one input, with the template's subfolders; a folder that a
+    /// token left empty, "." or ".." becomes "_", so a name never climbs or collapses a folder (the file
+    /// name itself is checked by the planner, which fails the input when it is unusable).
     public func name(_ values: Values) -> String {
-        parts.map { part -> String in
+        let joined = parts.map { part -> String in
             switch part {
             case .literal(let s): return s
             case .token(let t): return values[t]
             }
         }.joined()
+        var segments = joined.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        for k in segments.indices.dropLast() where segments[k].isEmpty || segments[k] == "." || segments[k] == ".." { segments[k] = "_" }
+        return segments.joined(separator: "/")
     }
+
+    /// Whether the template makes subfolders.
+    public var makesFolders: Bool { source.contains("/") }
 
     public var description: String { source }
 
