@@ -20,8 +20,10 @@ let package = Package(
         systemLibrary("CTIFF", "libtiff-4", "libtiff-dev"),
         systemLibrary("CJPEG", "libjpeg", "libjpeg62-turbo-dev"),
         systemLibrary("CPNG", "libpng16", "libpng-dev"),
+        // libdeflate (libtiff's own Deflate engine), called directly to compress TIFF strips on every core.
+        systemLibrary("CDeflate", "libdeflate", "libdeflate-dev"),
         // The few calls Swift cannot make: variadic TIFF calls, setjmp error handling, LittleCMS TYPE_* macros, F16C.
-        .target(name: "CShims", dependencies: ["CLCMS2", "CTIFF", "CJPEG", "CPNG"]),
+        .target(name: "CShims", dependencies: ["CLCMS2", "CTIFF", "CJPEG", "CPNG", "CDeflate"]),
         .target(name: "LightWork", dependencies: ["CLibRaw", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CShims"]),
         .executableTarget(name: "lightwork", dependencies: ["LightWork"]),
         .executableTarget(name: "LightWorkTools", dependencies: ["LightWork", "CShims", "CTIFF"]),

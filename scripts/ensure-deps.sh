@@ -14,6 +14,7 @@ missing=()
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 check() { pkg-config --exists "$1" 2>/dev/null || missing+=("$2"); }
 check libraw_r libraw-dev
+check libdeflate libdeflate-dev
 check lcms2 liblcms2-dev
 check libtiff-4 libtiff-dev
 check libjpeg libjpeg62-turbo-dev

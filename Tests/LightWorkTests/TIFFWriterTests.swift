@@ -1,3 +1,5 @@
+import CShims
+import CTIFF
 import Foundation
 import XCTest
 @testable import LightWork
@@ -66,6 +68,61 @@ final class TIFFWriterTests: XCTestCase {
         let deflateSize = try FileManager.default.attributesOfItem(atPath: deflate.path)[.size] as! Int
         XCTAssertGreaterThanOrEqual(plainSize, 700 * 300 * 6)
         XCTAssertLessThan(deflateSize, plainSize / 2, "the regular pattern compresses well with the predictor")
+    }
+
+    /// Deflate strips are compressed on every thread outside libtiff: each must be the very strip libtiff's own
+    /// codec makes from the same rows (predictor 2, libdeflate at the same level), in 8 and 16 bits, for noisy data.
+    func testParallelDeflateStripsAreLibTIFFsOwnBytes() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        var random = SplitMix(seed: 7)
+        for depth in [EncodedPixels.Depth.eight, .sixteen] {
+            var pixels = TestImages.pattern(width: 523, height: 1111, channels: 3, depth: depth)
+            // Noise in every third sample, so that strips compress differently and to realistic sizes.
+            for i in stride(from: 0, to: pixels.samples8.count, by: 3) { pixels.samples8[i] = UInt8(truncatingIfNeeded: random.next()) }
+            for i in stride(from: 0, to: pixels.samples16.count, by: 3) { pixels.samples16[i] = UInt16(truncatingIfNeeded: random.next()) }
+            let ours = dir.appendingPathComponent("ours-\(depth.rawValue).tif")
+            try TIFFWriter().write(pixels, settings: EncodeSettings(tiffCompression: .deflate), to: ours)
+
+            // The same rows through TIFFWriteEncodedStrip, with the strip height LightWork chose.
+            let reference = dir.appendingPathComponent("libtiff-\(depth.rawValue).tif")
+            let read = try XCTUnwrap(TIFFOpen(ours.path, "r"))
+            defer { TIFFClose(read) }
+            var rowsPerStrip: UInt32 = 0
+            XCTAssertEqual(lw_tiff_get_u32(read, UInt32(TIFFTAG_ROWSPERSTRIP), &rowsPerStrip), 1)
+            let out = try XCTUnwrap(TIFFOpen(reference.path, "w"))
+            let rowBytes = 523 * 3 * (depth == .eight ? 1 : 2)
+            var ok = lw_tiff_set_u32(out, UInt32(TIFFTAG_IMAGEWIDTH), 523) != 0 && lw_tiff_set_u32(out, UInt32(TIFFTAG_IMAGELENGTH), 1111) != 0
+            ok = ok && lw_tiff_set_u16(out, UInt32(TIFFTAG_BITSPERSAMPLE), UInt16(depth.rawValue)) != 0
+            ok = ok && lw_tiff_set_u16(out, UInt32(TIFFTAG_SAMPLESPERPIXEL), 3) != 0
+            ok = ok && lw_tiff_set_u16(out, UInt32(TIFFTAG_PHOTOMETRIC), UInt16(PHOTOMETRIC_RGB)) != 0
+            ok = ok && lw_tiff_set_u16(out, UInt32(TIFFTAG_PLANARCONFIG), UInt16(PLANARCONFIG_CONTIG)) != 0
+            ok = ok && lw_tiff_set_u32(out, UInt32(TIFFTAG_ROWSPERSTRIP), rowsPerStrip) != 0
+            ok = ok && lw_tiff_set_u16(out, UInt32(TIFFTAG_COMPRESSION), UInt16(COMPRESSION_ADOBE_DEFLATE)) != 0
+            ok = ok && lw_tiff_set_u16(out, UInt32(TIFFTAG_PREDICTOR), UInt16(PREDICTOR_HORIZONTAL)) != 0
+            ok = ok && lw_tiff_set_u32(out, UInt32(TIFFTAG_ZIPQUALITY), TIFFWriter.deflateLevel) != 0
+            XCTAssertTrue(ok)
+            let strips = (1111 + Int(rowsPerStrip) - 1) / Int(rowsPerStrip)
+            XCTAssertGreaterThan(strips, 2)
+            pixels.withRawBytes { raw in
+                for strip in 0..<strips {
+                    let start = strip * Int(rowsPerStrip) * rowBytes, count = min(Int(rowsPerStrip) * rowBytes, raw.count - start)
+                    var copy = [UInt8](raw[start..<(start + count)])
+                    XCTAssertGreaterThan(TIFFWriteEncodedStrip(out, UInt32(strip), &copy, tmsize_t(count)), 0)
+                }
+            }
+            TIFFClose(out)
+            let check = try XCTUnwrap(TIFFOpen(reference.path, "r"))
+            defer { TIFFClose(check) }
+            for strip in 0..<UInt32(strips) {
+                let size = Int(TIFFRawStripSize(read, strip))
+                XCTAssertEqual(size, Int(TIFFRawStripSize(check, strip)), "strip \(strip), \(depth.rawValue)-bit")
+                var a = [UInt8](repeating: 0, count: size), b = [UInt8](repeating: 0, count: size)
+                XCTAssertEqual(TIFFReadRawStrip(read, strip, &a, tmsize_t(size)), tmsize_t(size))
+                XCTAssertEqual(TIFFReadRawStrip(check, strip, &b, tmsize_t(size)), tmsize_t(size))
+                XCTAssertEqual(a, b, "strip \(strip), \(depth.rawValue)-bit")
+            }
+            XCTAssertEqual(try ImageFileReader.read(ours).samples, try ImageFileReader.read(reference).samples)
+        }
     }
 
     /// The writer must not change the caller's pixels (libtiff's predictor works in place).

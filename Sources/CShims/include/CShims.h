@@ -13,5 +13,6 @@
 #include "lw_simd.h"
 #include "lw_tiff.h"
 #include "lw_tiffexif.h"
+#include "lw_tiffstrip.h"
 #include "lw_tifftags.h"
 #include "lw_watch.h"

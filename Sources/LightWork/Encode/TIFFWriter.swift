@@ -75,10 +75,11 @@ public struct TIFFWriter: ImageWriter {
         }
         guard ok else { throw failure(sink, output, "cannot set TIFF tags") }
 
-        // The predictor differences samples in place, so compressed strips go through a scratch copy.
         let stripCount = (pixels.height + rowsPerStrip - 1) / rowsPerStrip
-        var scratch = [UInt8](repeating: 0, count: compression == .none ? 0 : rowsPerStrip * rowBytes)
-        let written: Bool = pixels.withRawBytes { raw in
+        // The predictor differences samples in place, so compressed strips go through a scratch copy.
+        var scratch = [UInt8](repeating: 0, count: compression == .none || compression == .deflate ? 0 : rowsPerStrip * rowBytes)
+        let written: Bool = compression == .deflate ? writeDeflateStrips(pixels, tif: tif, rowsPerStrip: rowsPerStrip, stripCount: stripCount)
+            : pixels.withRawBytes { raw in
             scratch.withUnsafeMutableBytes { tmp in
                 for strip in 0..<stripCount {
                     let start = strip * rowsPerStrip * rowBytes
@@ -101,6 +102,40 @@ public struct TIFFWriter: ImageWriter {
         handleOpen = false
         TIFFClose(tif)
         if sink.errorCode != 0 { throw AtomicFile.failure(sink.errorCode, path: output.finalPath, action: "write") }
+    }
+
+    /// Deflate strips compressed on every engine thread, a few strips ahead, and written in order as raw strips:
+    /// the same bytes as libtiff's own codec (predictor 2, libdeflate at `deflateLevel`, one zlib stream a strip),
+    /// which compresses on the writing thread only.
+    private func writeDeflateStrips(_ pixels: EncodedPixels, tif: OpaquePointer, rowsPerStrip: Int, stripCount: Int) -> Bool {
+        let bytesPerSample = pixels.depth == .eight ? 1 : 2
+        let rowBytes = pixels.width * pixels.channels * bytesPerSample
+        let stripBytes = rowsPerStrip * rowBytes
+        let capacity = lw_deflate_tiff_strip_bound(stripBytes)
+        let workers = max(1, Parallel.threads)
+        let window = 2 * workers
+        let scratch = UncheckedSendable(UnsafeMutableRawPointer.allocate(byteCount: workers * stripBytes, alignment: 64))
+        let packed = UncheckedSendable(UnsafeMutableRawPointer.allocate(byteCount: window * capacity, alignment: 64))
+        let sizes = UncheckedSendable(UnsafeMutablePointer<Int>.allocate(capacity: window))
+        defer { scratch.value.deallocate(); packed.value.deallocate(); sizes.value.deallocate() }
+        return pixels.withRawBytes { raw in
+            let base = UncheckedSendable(raw.baseAddress!)
+            for first in stride(from: 0, to: stripCount, by: window) {
+                let count = min(window, stripCount - first)
+                Parallel.forEach(count, workers: workers) { worker, k in
+                    let strip = first + k
+                    let rows = min(rowsPerStrip, pixels.height - strip * rowsPerStrip)
+                    sizes.value[k] = lw_deflate_tiff_strip(base.value + strip * stripBytes, rows, pixels.width, Int32(pixels.channels),
+                                                           Int32(bytesPerSample), Int32(Self.deflateLevel), scratch.value + worker * stripBytes,
+                                                           packed.value + k * capacity, capacity)
+                }
+                for k in 0..<count {
+                    guard sizes.value[k] > 0,
+                          TIFFWriteRawStrip(tif, UInt32(first + k), packed.value + k * capacity, tmsize_t(sizes.value[k])) >= 0 else { return false }
+                }
+            }
+            return true
+        }
     }
 
     /// IFD0's Make, Model and DateTime, and (classic TIFF) the Exif and GPS IFDs, placed at the end of the file
