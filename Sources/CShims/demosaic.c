@@ -190,11 +190,15 @@ static void tile_avx2(const lw_bayer *b, int x0, int y0, tile_t *t, uint16_t *ou
 static void tile_base(const lw_bayer *b, int x0, int y0, tile_t *t, uint16_t *out) { tile_body(b, x0, y0, t, out); }
 
 static int has_avx2 = -1;
+static int forced_baseline = 0;
+
+void lw_ahd_force_baseline(int on) { forced_baseline = on; }
+
 void lw_ahd_tile(const lw_bayer *b, int x0, int y0, void *scratch, uint16_t *out) {
     if (has_avx2 < 0) {
         __builtin_cpu_init();
         has_avx2 = __builtin_cpu_supports("avx2");
     }
-    if (has_avx2) tile_avx2(b, x0, y0, scratch, out);
+    if (has_avx2 && !forced_baseline) tile_avx2(b, x0, y0, scratch, out);
     else tile_base(b, x0, y0, scratch, out);
 }

@@ -1,4 +1,5 @@
 import CLCMS2
+import CShims
 import Foundation
 import XCTest
 @testable import LightWork
@@ -67,6 +68,22 @@ final class BayerDemosaicTests: XCTestCase {
             hashes.insert(SHA256.hex(Data(bytes)))
         }
         XCTAssertEqual(hashes.count, 1)
+    }
+
+    /// The AVX2 and the baseline x86-64 builds of the kernel give the same bytes, so goldens and decode hashes
+    /// blessed on one machine hold on a machine without AVX2.
+    func testSameBytesWithAndWithoutAVX2() throws {
+        let url = SampleSceneTests.samples.appendingPathComponent("scene.dng")
+        func hash() throws -> String {
+            let decoded = try RawDecoder.decode(url: url, options: DecodeOptions())
+            XCTAssertEqual(decoded.details["demosaic"], "ahd (LightWork)")
+            return SHA256.hex(Data(UnsafeRawBufferPointer(start: decoded.image.storage,
+                                                          count: WorkingImage.byteCount(width: decoded.image.width, height: decoded.image.height))))
+        }
+        let automatic = try hash()
+        lw_ahd_force_baseline(1)
+        defer { lw_ahd_force_baseline(0) }
+        XCTAssertEqual(try hash(), automatic)
     }
 
     /// In the Samples scene's fine-detail area (a zone plate and fine lines, where demosaics differ), LightWork's
