@@ -38,10 +38,15 @@ static inline float lab_f(float t) {
     return t > 216.0f / 24389.0f ? y : (24389.0f / 27.0f * t + 16.0f) / 116.0f;
 }
 
+// Reflection about the first and last pixel, repeated for images narrower than the margin. The period
+// 2 (n - 1) is even, so the colour at the result is the colour at v.
 static inline int mirror(int v, int n) {
-    if (v < 0) v = -v;                   // keeps the parity, so the colour at v is the colour at the mirror
-    if (v >= n) v = 2 * (n - 1) - v;
-    return v < 0 ? 0 : (v >= n ? n - 1 : v);   // only for images narrower than the margin
+    if (v >= 0 && v < n) return v;
+    if (n < 2) return 0;
+    int p = 2 * (n - 1);
+    v %= p;
+    if (v < 0) v += p;
+    return v >= n ? p - v : v;
 }
 
 static void setup(const lw_bayer *b, tile_t *t) {
