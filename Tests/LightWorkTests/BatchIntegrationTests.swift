@@ -138,12 +138,17 @@ final class BatchIntegrationTests: XCTestCase {
         let out = dir.appendingPathComponent("out")
         let manifestURL = out.appendingPathComponent("manifest.json")
         let total = BatchFixture.inputCount(input)
-        let run = try CLIRunner.Background(["convert", input.path, "-o", out.path, "--jobs", "1"], logs: dir)
-        // The corrupt file comes first in input order and fails at once; the 4-MP CRW after it takes over a
-        // second, so it is in flight a moment later.
+        // The corrupt file comes first in input order and fails at once; the CRW after it is then held in its
+        // worker (test hook) until the signal has been sent, so it is surely in flight, however fast decoding is.
+        let release = dir.appendingPathComponent("release")
+        let run = try CLIRunner.Background(["convert", input.path, "-o", out.path, "--jobs", "1"],
+                                           environment: [WorkerLoop.hangHookVariable: "canon-powershot-g2", WorkerLoop.hangUntilHookVariable: release.path],
+                                           logs: dir)
         XCTAssertNotNil(BatchFixture.waitForManifest(manifestURL, entries: 1, seconds: 20))
         usleep(400_000)
         run.send(SIGTERM)
+        usleep(400_000)
+        try Data().write(to: release)
         let r = run.finish(within: 30)
         XCTAssertEqual(r.status, 143, r.stderr)
         let m = try BatchFixture.manifest(manifestURL)
@@ -170,7 +175,9 @@ final class BatchIntegrationTests: XCTestCase {
         let input = try BatchFixture.inputs(in: dir, generated: 6)
         let out = dir.appendingPathComponent("out")
         let manifestURL = out.appendingPathComponent("manifest.json")
-        let run = try CLIRunner.Background(["convert", input.path, "-o", out.path, "--jobs", "2"], logs: dir)
+        // One late file is held in its worker (test hook), so the run is surely still going when it is killed.
+        let run = try CLIRunner.Background(["convert", input.path, "-o", out.path, "--jobs", "2"],
+                                           environment: [WorkerLoop.hangHookVariable: "gen-6"], logs: dir)
         XCTAssertNotNil(BatchFixture.waitForManifest(manifestURL, entries: 2, seconds: 20))
         run.send(SIGKILL)
         XCTAssertEqual(run.finish(within: 10).status, 128 + SIGKILL)
