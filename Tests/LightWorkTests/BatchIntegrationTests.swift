@@ -169,6 +169,39 @@ final class BatchIntegrationTests: XCTestCase {
         try BatchFixture.assertOutputsValid(done, in: out)
     }
 
+    /// A `--force` run killed after its first manifest save (which lists only what it redid) must not make the
+    /// earlier outputs someone else's: the next run resumes them, it never skips them as "already exists".
+    func testForcedRunKilledEarlyKeepsEarlierOutputsTheExports() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let input = try BatchFixture.inputs(in: dir, generated: 4, real: false)
+        let out = dir.appendingPathComponent("out")
+        let manifestURL = out.appendingPathComponent("manifest.json")
+        XCTAssertEqual(try convert(input, out, ["--jobs", "1"]).status, 1)
+        let first = try BatchFixture.manifest(manifestURL)
+        XCTAssertNotNil(first.finishedAt)
+
+        let run = try CLIRunner.Background(["convert", input.path, "-o", out.path, "--jobs", "1", "--force"],
+                                           environment: [WorkerLoop.hangHookVariable: "gen-1"], logs: dir)   // the first file after the corrupt one: the sub/ files are never dispatched
+        let deadline = Date().addingTimeInterval(30)
+        var partial: Manifest?
+        while Date() < deadline {
+            if let m = try? BatchFixture.manifest(manifestURL), m.finishedAt == nil, m.entries.count >= 1 { partial = m; break }
+            usleep(20_000)
+        }
+        run.send(SIGKILL)
+        _ = run.finish(within: 10)
+        let killed = try XCTUnwrap(partial, "the forced run saved its own manifest")
+        XCTAssertLessThan(killed.entries.count, first.entries.count, "the killed manifest no longer lists every earlier output")
+
+        let r = try convert(input, out, ["--jobs", "1"])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        let m = try BatchFixture.manifest(manifestURL)
+        XCTAssertEqual(m.entries.count, first.entries.count)
+        XCTAssertEqual(m.summary.converted + m.summary.skipped, first.summary.converted, r.stderr)
+        XCTAssertFalse(m.entries.contains { $0.reason?.contains("already exists") == true }, m.entries.compactMap(\.reason).joined(separator: "; "))
+        try BatchFixture.assertOutputsValid(m, in: out)
+    }
+
     /// kill -9 halfway: no incomplete file under a final name; the next run removes the temporaries and completes.
     func testSIGKILLHalfwayLeavesNoPartialOutputAndTheNextRunCompletes() throws {
         let dir = try TestPaths.temporaryDirectory(self)

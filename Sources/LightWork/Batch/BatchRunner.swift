@@ -95,13 +95,15 @@ public final class BatchRunner: @unchecked Sendable {
         }
 
         let intents = OutputIntents(manifestURL: manifestURL)
-        // Carry the previous manifest's outputs forward before this run saves a manifest of its own: its
-        // resumed entries are only recorded as their jobs come up, so a kill early in this run would otherwise
-        // leave a manifest that no longer claims them, and the next run would take them for someone else's.
+        // Announce every planned output already on disk (the plan found it this export's own, or was told to
+        // overwrite it) before this run saves a manifest of its own: entries are only recorded as their jobs come
+        // up, so a kill early in this run (with --force too) would otherwise leave a manifest that no longer
+        // claims them, and the next run would take them for someone else's.
         let announced = intents.read()
         for s in selected {
-            if let output = s.job.outputPath, announced[output] == nil,
-               resume.previous(for: s.job.item)?.output?.path == output {
+            guard let output = s.job.outputPath, announced[output] == nil else { continue }
+            var st = stat()
+            if lstat(outputDirectory.appendingPathComponent(output).path, &st) == 0, st.st_mode & S_IFMT == S_IFREG {
                 intents.record(output: output, input: s.job.item.relativePath)
             }
         }
