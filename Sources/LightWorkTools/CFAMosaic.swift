@@ -1,4 +1,5 @@
 import Dispatch
+import LightWork
 
 /// A raw RGGB Bayer frame: one 16-bit sample per pixel, row-major.
 struct CFAMosaic: Sendable {

@@ -175,5 +175,3 @@ enum SampleMutator {
         return ~c
     }
 }
-
-extension SeededRandom: RandomNumberGenerator {}

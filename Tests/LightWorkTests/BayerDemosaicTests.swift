@@ -62,10 +62,9 @@ final class BayerDemosaicTests: XCTestCase {
         var hashes: Set<String> = []
         for threads in [1, 3] {
             Parallel.threads = threads
-            let decoded = try RawDecoder.decode(url: url, options: DecodeOptions())
-            XCTAssertEqual(decoded.details["demosaic"], "ahd (LightWork)")
-            let bytes = UnsafeRawBufferPointer(start: decoded.image.storage, count: WorkingImage.byteCount(width: decoded.image.width, height: decoded.image.height))
-            hashes.insert(SHA256.hex(Data(bytes)))
+            let fingerprint = try DecodeFingerprint.measure(url, name: "scene-tungsten.dng")
+            XCTAssertEqual(fingerprint.decoder["demosaic"], "ahd (LightWork)")
+            hashes.insert(fingerprint.decodedSHA256)
         }
         XCTAssertEqual(hashes.count, 1)
     }
@@ -107,10 +106,9 @@ final class BayerDemosaicTests: XCTestCase {
     func testSameBytesWithAndWithoutAVX2() throws {
         let url = SampleSceneTests.samples.appendingPathComponent("scene.dng")
         func hash() throws -> String {
-            let decoded = try RawDecoder.decode(url: url, options: DecodeOptions())
-            XCTAssertEqual(decoded.details["demosaic"], "ahd (LightWork)")
-            return SHA256.hex(Data(UnsafeRawBufferPointer(start: decoded.image.storage,
-                                                          count: WorkingImage.byteCount(width: decoded.image.width, height: decoded.image.height))))
+            let fingerprint = try DecodeFingerprint.measure(url, name: "scene.dng")
+            XCTAssertEqual(fingerprint.decoder["demosaic"], "ahd (LightWork)")
+            return fingerprint.decodedSHA256
         }
         let automatic = try hash()
         lw_ahd_force_baseline(1)
@@ -124,14 +122,7 @@ final class BayerDemosaicTests: XCTestCase {
         let truth = try SampleSceneTests.loadTruth("scene.truth.json")
         // The scene's own sRGB rendering, through the RGB path into the same kind of output.
         func render(_ name: String, _ demosaic: DecodeOptions.Demosaic) throws -> LabReader {
-            let dir = try TestPaths.temporaryDirectory(self)
-            var options = ConvertOptions(outputDirectory: dir)
-            options.decode.demosaic = demosaic
-            let converter = FileConverter(options: options)
-            let item = InputItem(url: SampleSceneTests.samples.appendingPathComponent(name), displayPath: name, relativePath: name)
-            let entry = converter.convert(item)
-            XCTAssertEqual(entry.status, .converted, entry.reason ?? "")
-            return try LabReader(try ImageFileReader.read(dir.appendingPathComponent(converter.relativeOutputPath(for: item))))
+            try LabReader(try ImageFileReader.read(try convertSample(name) { $0.decode.demosaic = demosaic }))
         }
         let ref = try render("scene-srgb.png", .ahd)
         func detailError(_ demosaic: DecodeOptions.Demosaic) throws -> Double {

@@ -25,20 +25,9 @@ final class ColourAccuracyTests: XCTestCase {
         }
     }
 
-    func convert(_ sample: String, options: (inout ConvertOptions) -> Void = { _ in }) throws -> URL {
-        let dir = try TestPaths.temporaryDirectory(self)
-        var o = ConvertOptions(outputDirectory: dir)
-        options(&o)
-        let item = InputItem(url: SampleSceneTests.samples.appendingPathComponent(sample), displayPath: sample, relativePath: sample)
-        let converter = FileConverter(options: o)
-        let entry = converter.convert(item)
-        XCTAssertEqual(entry.status, .converted, entry.reason ?? "")
-        return dir.appendingPathComponent(converter.relativeOutputPath(for: item))
-    }
-
     func testSceneDNGPatchesLandOnTheirReferenceLabInSRGB() throws {
         let truth = try SampleSceneTests.loadTruth("scene.truth.json")
-        let errors = try Self.patchErrors(output: try convert("scene.dng"), truth: truth)
+        let errors = try Self.patchErrors(output: try convertSample("scene.dng"), truth: truth)
         let inGamut = errors.filter { $0.inGamut }
         XCTAssertGreaterThanOrEqual(inGamut.count, 22, "nearly all ColorChecker patches are inside sRGB")
         let mean = inGamut.map { $0.deltaE }.reduce(0, +) / Double(inGamut.count)
@@ -50,7 +39,7 @@ final class ColourAccuracyTests: XCTestCase {
     /// ProPhoto output holds every patch, cyan included.
     func testSceneDNGInProPhotoKeepsEveryPatch() throws {
         let truth = try SampleSceneTests.loadTruth("scene.truth.json")
-        let errors = try Self.patchErrors(output: try convert("scene.dng") { $0.colorSpace = .prophoto }, truth: truth)
+        let errors = try Self.patchErrors(output: try convertSample("scene.dng") { $0.colorSpace = .prophoto }, truth: truth)
         let mean = errors.map { $0.deltaE }.reduce(0, +) / Double(errors.count)
         XCTAssertLessThanOrEqual(mean, 0.5, "mean ΔE00 \(mean) over all 24 patches")
     }
@@ -58,7 +47,7 @@ final class ColourAccuracyTests: XCTestCase {
     /// The sRGB PNG rendering of the same scene through the RGB path lands on the same colours.
     func testSceneSRGBPNGThroughTheRGBPathMatchesTheTruth() throws {
         let truth = try SampleSceneTests.loadTruth("scene.truth.json")
-        let errors = try Self.patchErrors(output: try convert("scene-srgb.png"), truth: truth).filter { $0.inGamut }
+        let errors = try Self.patchErrors(output: try convertSample("scene-srgb.png"), truth: truth).filter { $0.inGamut }
         let mean = errors.map { $0.deltaE }.reduce(0, +) / Double(errors.count)
         XCTAssertLessThanOrEqual(mean, 1.0, "mean ΔE00 \(mean) (8-bit source)")
     }

@@ -82,7 +82,7 @@ final class EXIFReaderTests: XCTestCase {
     func testMutatedBlocksNeverTrap() {
         let valid = [UInt8](fullBlock(bigEndian: true))
         for n in 0...valid.count { _ = EXIFReader.read(Data(valid.prefix(n))) }
-        var rng = SplitMix(seed: 42)
+        var rng = SeededRandom(seed: 42)
         var parsed = 0
         for _ in 0..<3000 {
             var m = valid

@@ -68,7 +68,7 @@ final class KillLoopTests: XCTestCase {
         let args = ["convert", input.path, "-o", out.path, "--format", "jpeg", "--jobs", "2", "--demosaic", "linear", "--timeout", "60"]
         let log = dir.appendingPathComponent("log.txt")
 
-        var rng = SplitMix(seed: 20251130)
+        var rng = SeededRandom(seed: 20251130)
         var kills = 0, killedAfterEnd = 0
         for round in 0..<20 {
             // Every other run re-converts everything (--force), so that kills keep landing mid-work once the batch

@@ -27,39 +27,29 @@ final class PathParityTests: XCTestCase {
 
     /// Converts Samples/`name` with `recipe` (nil: neutral) to a 16-bit sRGB TIFF; returns its URL.
     func render(_ name: String, recipe: String?) throws -> URL {
-        let dir = try TestPaths.temporaryDirectory(self)
-        var options = ConvertOptions(outputDirectory: dir)
-        if let recipe {
+        try convertSample(name) { options in
+            guard let recipe else { return }
             let profiles = TestPaths.repoRoot.appendingPathComponent("Profiles")
             let ranges = try FilterRanges.bundled(profiles: profiles)
             let r = try Recipe.load(from: SampleSceneTests.samples.appendingPathComponent("recipes").appendingPathComponent(recipe), ranges: ranges)
             let setup = try LookSetup(recipe: r, ranges: ranges, catalog: try FilmCatalog.bundled(profiles: profiles),
-                                      entitlements: Entitlements(url: dir.appendingPathComponent("entitlements.json")))
+                                      entitlements: Entitlements(url: options.outputDirectory.appendingPathComponent("entitlements.json")))
             options.chain = setup.chain
             options.settings.filters = setup.settings
         }
-        let converter = FileConverter(options: options)
-        let item = InputItem(url: SampleSceneTests.samples.appendingPathComponent(name), displayPath: name, relativePath: name)
-        let entry = converter.convert(item)
-        XCTAssertEqual(entry.status, .converted, entry.reason ?? "")
-        return dir.appendingPathComponent(converter.relativeOutputPath(for: item))
     }
 
     /// Grain and dust belong to the recipe, not to the export: the same recipe through 16-bit TIFF and 16-bit PNG
     /// gives the same samples (and another recipe's grain does not).
     func testGrainIsTheSameInEveryExportFormat() throws {
         func samples(_ format: OutputFormat, grain: Double) throws -> [UInt16] {
-            let dir = try TestPaths.temporaryDirectory(self)
-            var options = ConvertOptions(outputDirectory: dir, encode: EncodeSettings(format: format))
-            XCTAssertEqual(options.settings.format, format.rawValue)
-            options.chain = FilterChain.build(values: ["grain": grain, "grain.size": 0.3, "dust": 0.6], look: nil, strength: 0)
-            options.settings.filters["grain"] = ResolvedSettings.FilterSetting(ui: grain * 100, value: grain, useLeftRange: false)
-            options.settings.filters["dust"] = ResolvedSettings.FilterSetting(ui: 60, value: 0.6, useLeftRange: false)
-            let converter = FileConverter(options: options)
-            let item = InputItem(url: SampleSceneTests.samples.appendingPathComponent("scene.dng"), displayPath: "scene.dng", relativePath: "scene.dng")
-            let entry = converter.convert(item)
-            XCTAssertEqual(entry.status, .converted, entry.reason ?? "")
-            return try ImageFileReader.read(dir.appendingPathComponent(converter.relativeOutputPath(for: item))).samples
+            try ImageFileReader.read(try convertSample("scene.dng") { options in
+                options = ConvertOptions(outputDirectory: options.outputDirectory, encode: EncodeSettings(format: format))
+                XCTAssertEqual(options.settings.format, format.rawValue)
+                options.chain = FilterChain.build(values: ["grain": grain, "grain.size": 0.3, "dust": 0.6], look: nil, strength: 0)
+                options.settings.filters["grain"] = ResolvedSettings.FilterSetting(ui: grain * 100, value: grain, useLeftRange: false)
+                options.settings.filters["dust"] = ResolvedSettings.FilterSetting(ui: 60, value: 0.6, useLeftRange: false)
+            }).samples
         }
         let tiff = try samples(.tiff16, grain: 0.8)
         XCTAssertEqual(tiff, try samples(.png16, grain: 0.8), "same recipe, same grain in TIFF and PNG")

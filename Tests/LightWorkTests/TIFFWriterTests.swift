@@ -74,7 +74,7 @@ final class TIFFWriterTests: XCTestCase {
     /// codec makes from the same rows (predictor 2, libdeflate at the same level), in 8 and 16 bits, for noisy data.
     func testParallelDeflateStripsAreLibTIFFsOwnBytes() throws {
         let dir = try TestPaths.temporaryDirectory(self)
-        var random = SplitMix(seed: 7)
+        var random = SeededRandom(seed: 7)
         for depth in [EncodedPixels.Depth.eight, .sixteen] {
             var pixels = TestImages.pattern(width: 523, height: 1111, channels: 3, depth: depth)
             // Noise in every third sample, so that strips compress differently and to realistic sizes.

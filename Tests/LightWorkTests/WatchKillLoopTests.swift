@@ -16,7 +16,7 @@ final class WatchKillLoopTests: XCTestCase {
         // Random moments, reproducible: 0–700 ms after each watch is up (replaying, sweeping, hashing, converting,
         // renaming, recording…). Should a loaded machine let no file finish between kills, the loop goes on with
         // longer moments until one did, so the kills are known to have landed in the middle of the work.
-        var rng = SplitMix(seed: 20_241_129)     // the generator of EXIFReaderTests
+        var rng = SeededRandom(seed: 20_241_129)     // LightWork's SplitMix64
         var partialSeen: [String] = []
         var kills = 0
         while kills < 15 || (f.doneCounts().isEmpty && kills < 30) {

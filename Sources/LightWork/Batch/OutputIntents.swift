@@ -48,11 +48,11 @@ public struct OutputIntents: Sendable {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
             .filter { $0.hasPrefix(".manifest") && $0.hasSuffix(".json.intents") }
             .sorted()
-        var out = OutputIntents(manifestURL: first).read()
+        let own = OutputIntents(manifestURL: first)
+        var out = own.read()
         for name in names {
             let journal = OutputIntents(url: folder.appendingPathComponent(name))
-            guard journal.url.standardizedFileURL != OutputIntents(manifestURL: first).url.standardizedFileURL else { continue }
-            out.merge(journal.read()) { earlier, _ in earlier }
+            if journal.url.standardizedFileURL != own.url.standardizedFileURL { out.merge(journal.read()) { earlier, _ in earlier } }
         }
         return out
     }

@@ -90,9 +90,6 @@ public struct OutputNameTemplate: Sendable, Equatable, CustomStringConvertible {
         return segments.joined(separator: "/")
     }
 
-    /// Whether the template makes subfolders.
-    public var makesFolders: Bool { source.contains("/") }
-
     public var description: String { source }
 
     /// The token values for one input, already made safe for file names.

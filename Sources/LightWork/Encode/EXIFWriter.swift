@@ -5,14 +5,18 @@ import Foundation
 ///
 /// Only the fields LightWork knows are written: IFD0 Make, Model, Orientation, X/YResolution (72 dpi, the EXIF
 /// default), ResolutionUnit, Software, DateTime; an Exif IFD with ExposureTime, FNumber, ISO, ExifVersion,
-/// DateTimeOriginal, FocalLength, FlashpixVersion, ColorSpace and PixelX/YDimension (of the output), LensModel;
-/// a GPS IFD when the latitude and longitude are known. An input's original EXIF is not carried whole: maker notes, thumbnails
-/// and the like may describe the pre-edit image (its size, orientation, rendering) and are dropped.
+/// DateTimeOriginal, FocalLength, FlashpixVersion, ColorSpace, PixelX/YDimension of the output (JPEG and PNG
+/// only: TIFF states its size in IFD0), LensModel; a GPS IFD when the latitude and longitude are known. An
+/// input's original EXIF is not carried whole: maker notes, thumbnails and the like may describe the pre-edit
+/// image (its size, orientation, rendering) and are dropped.
 ///
 /// Orientation is always 1 because outputs are written upright; a stale input orientation would make viewers
 /// rotate an already-rotated picture. DateTime is the photo's DateTimeOriginal, never the current time, so the
 /// same input always gives the same bytes.
 public enum EXIFWriter {
+    /// The resolution every output states (the EXIF default, what viewers assume for a picture that states none).
+    public static let dotsPerInch: UInt32 = 72
+
     /// The EXIF block for `metadata`. Always non-nil: even an empty `metadata` yields Orientation 1 and Software,
     /// so that every output states its orientation. `jpeg` adds what EXIF requires of a YCbCr JPEG
     /// (YCbCrPositioning centred, as libjpeg samples; ComponentsConfiguration Y Cb Cr).
@@ -21,8 +25,8 @@ public enum EXIFWriter {
         if let make = ascii(metadata.make) { ifd0.append(Entry(tag: 0x010F, make)) }
         if let model = ascii(metadata.model) { ifd0.append(Entry(tag: 0x0110, model)) }
         ifd0.append(Entry(tag: 0x0112, .short(1)))
-        ifd0.append(Entry(tag: 0x011A, .rationals([(72, 1)])))
-        ifd0.append(Entry(tag: 0x011B, .rationals([(72, 1)])))
+        ifd0.append(Entry(tag: 0x011A, .rationals([(dotsPerInch, UInt32(1))])))
+        ifd0.append(Entry(tag: 0x011B, .rationals([(dotsPerInch, UInt32(1))])))
         ifd0.append(Entry(tag: 0x0128, .short(2)))
         if let name = ascii(software) { ifd0.append(Entry(tag: 0x0131, name)) }
         if let date = exifDate(metadata.dateTimeOriginal) { ifd0.append(Entry(tag: 0x0132, .ascii(date))) }
@@ -30,7 +34,7 @@ public enum EXIFWriter {
         ifd0.append(Entry(tag: 0x8769, .directory(1)))
         let gps = gpsEntries(metadata)
         if !gps.isEmpty { ifd0.append(Entry(tag: 0x8825, .directory(2))) }
-        var exif = exifEntries(metadata)
+        var exif = exifEntries(metadata, pixelSize: true)
         if jpeg { exif.append(Entry(tag: 0x9101, .undefined([1, 2, 3, 0]))) }
         let header: [UInt8] = [0x49, 0x49, 0x2A, 0x00, 0x08, 0x00, 0x00, 0x00]
         let body = layout([ifd0, exif, gps], at: header.count).bytes
@@ -41,7 +45,8 @@ public enum EXIFWriter {
     /// TIFF outputs, whose IFD0 is written by libtiff. `gpsOffset` is nil when there is no GPS IFD.
     static func subDirectories(for metadata: ImageMetadata, at base: Int) -> (bytes: [UInt8], exifOffset: Int, gpsOffset: Int?) {
         let gps = gpsEntries(metadata)
-        let (bytes, offsets) = layout(gps.isEmpty ? [exifEntries(metadata)] : [exifEntries(metadata), gps], at: base)
+        let exif = exifEntries(metadata, pixelSize: false)
+        let (bytes, offsets) = layout(gps.isEmpty ? [exif] : [exif, gps], at: base)
         return (bytes, offsets[0], gps.isEmpty ? nil : offsets[1])
     }
 
@@ -73,7 +78,8 @@ public enum EXIFWriter {
 
     // MARK: Entries
 
-    private static func exifEntries(_ m: ImageMetadata) -> [Entry] {
+    /// `pixelSize`: PixelX/YDimension, which EXIF allows in compressed files (JPEG, PNG) and not in TIFF.
+    private static func exifEntries(_ m: ImageMetadata, pixelSize: Bool) -> [Entry] {
         var out: [Entry] = []
         if let t = positive(m.exposureTime), let r = rational(t) { out.append(Entry(tag: 0x829A, .rationals([r]))) }
         if let f = positive(m.fNumber), let r = rational(f) { out.append(Entry(tag: 0x829D, .rationals([r]))) }
@@ -84,7 +90,7 @@ public enum EXIFWriter {
         if let f = positive(m.focalLength), let r = rational(f) { out.append(Entry(tag: 0x920A, .rationals([r]))) }
         out.append(Entry(tag: 0xA000, .undefined(Array("0100".utf8))))
         if let srgb = m.colorSpaceIsSRGB { out.append(Entry(tag: 0xA001, .short(srgb ? 1 : 0xFFFF))) }
-        if let w = m.pixelWidth, let h = m.pixelHeight, w > 0, h > 0, w <= Int(UInt32.max), h <= Int(UInt32.max) {
+        if pixelSize, let w = m.pixelWidth, let h = m.pixelHeight, w > 0, h > 0, w <= Int(UInt32.max), h <= Int(UInt32.max) {
             out.append(Entry(tag: 0xA002, .long(UInt32(w))))
             out.append(Entry(tag: 0xA003, .long(UInt32(h))))
         }

@@ -49,9 +49,8 @@ public struct TIFFWriter: ImageWriter {
         ok = ok && lw_tiff_set_u16(tif, UInt32(TIFFTAG_ORIENTATION), UInt16(ORIENTATION_TOPLEFT)) != 0
         ok = ok && lw_tiff_set_u32(tif, UInt32(TIFFTAG_ROWSPERSTRIP), UInt32(rowsPerStrip)) != 0
         ok = ok && lw_tiff_set_string(tif, UInt32(TIFFTAG_SOFTWARE), "LightWork") != 0
-        // 72 dpi, as EXIF and every viewer assume for a picture that states none.
-        ok = ok && lw_tiff_set_double(tif, UInt32(TIFFTAG_XRESOLUTION), 72) != 0
-        ok = ok && lw_tiff_set_double(tif, UInt32(TIFFTAG_YRESOLUTION), 72) != 0
+        ok = ok && lw_tiff_set_double(tif, UInt32(TIFFTAG_XRESOLUTION), Double(EXIFWriter.dotsPerInch)) != 0
+        ok = ok && lw_tiff_set_double(tif, UInt32(TIFFTAG_YRESOLUTION), Double(EXIFWriter.dotsPerInch)) != 0
         ok = ok && lw_tiff_set_u16(tif, UInt32(TIFFTAG_RESOLUTIONUNIT), UInt16(RESUNIT_INCH)) != 0
         ok = ok && lw_tiff_set_u16(tif, UInt32(TIFFTAG_COMPRESSION), compression.tagValue) != 0
         if compression != .none {
@@ -67,17 +66,14 @@ public struct TIFFWriter: ImageWriter {
         if let icc = settings.iccProfile, !icc.isEmpty {
             ok = ok && icc.withUnsafeBytes { lw_tiff_set_bytes(tif, UInt32(TIFFTAG_ICCPROFILE), UInt32($0.count), $0.baseAddress) } != 0
         }
-        if ok, var metadata = settings.exif.flatMap(EXIFReader.read) {
-            // TIFF states its size in IFD0; EXIF allows PixelX/YDimension only in compressed (JPEG, PNG) files.
-            metadata.pixelWidth = nil
-            metadata.pixelHeight = nil
+        if ok, let metadata = settings.exif.flatMap(EXIFReader.read) {
             ok = try writeMetadata(metadata, tif: tif, sink: sink, output: output, classic: mode == "w")
         }
         guard ok else { throw failure(sink, output, "cannot set TIFF tags") }
 
         let stripCount = (pixels.height + rowsPerStrip - 1) / rowsPerStrip
-        // The predictor differences samples in place, so compressed strips go through a scratch copy.
-        var scratch = [UInt8](repeating: 0, count: compression == .none || compression == .deflate ? 0 : rowsPerStrip * rowBytes)
+        // libtiff's predictor differences samples in place, so LZW strips go through a scratch copy.
+        var scratch = [UInt8](repeating: 0, count: compression == .lzw ? rowsPerStrip * rowBytes : 0)
         let written: Bool = compression == .deflate ? writeDeflateStrips(pixels, tif: tif, rowsPerStrip: rowsPerStrip, stripCount: stripCount)
             : pixels.withRawBytes { raw in
             scratch.withUnsafeMutableBytes { tmp in

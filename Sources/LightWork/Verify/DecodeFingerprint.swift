@@ -14,7 +14,8 @@ public struct DecodeFingerprint: Sendable, Codable, Equatable {
     public var fileSHA256: String
     public var make: String?
     public var model: String?
-    /// LibRaw's view: rawSize, imageSize, cfa, blackLevel, whiteLevel, asShotWB, rgbCam, decoder, colors, flip.
+    /// LibRaw's view: rawSize, imageSize, cfa, blackLevel, whiteLevel, asShotWB, rgbCam, decoder, colors, flip; and
+    /// which demosaic ran (LightWork's AHD or LibRaw's).
     public var decoder: [String: String]
     /// The decoded image's size, upright.
     public var decodedSize: String
@@ -25,7 +26,7 @@ public struct DecodeFingerprint: Sendable, Codable, Equatable {
 
     /// The fields of `decoder` that are recorded (stable facts; no paths, no timings).
     static let decoderKeys = ["rawSize", "imageSize", "flip", "colors", "cfa", "blackLevel", "whiteLevel", "asShotWB", "rgbCam",
-                              "dngVersion", "decoder", "colorModel", "cameraToWorking", "baselineExposure", "whitePoint"]
+                              "dngVersion", "decoder", "demosaic", "colorModel", "cameraToWorking", "baselineExposure", "whitePoint"]
 
     /// Decodes `url` with the default decode options and records what came out; `name` is what `file` says.
     public static func measure(_ url: URL, name: String, optional: Bool? = nil) throws -> DecodeFingerprint {
