@@ -4,8 +4,14 @@ CONFIG     ?= release
 BIN        := .build/$(CONFIG)/lightwork
 TOOLS      := .build/$(CONFIG)/lightwork-tools
 OUT        ?= out
+# Swift is compiled for this machine's CPU (AVX2 and FMA units where it has them), as darktable builds
+# unless BINARY_PACKAGE_BUILD: the pixel loops run about 1.4x faster. Output bytes are the same either way
+# (Swift never fuses a multiply and an add on its own). PORTABLE=1 builds for any x86-64, to copy elsewhere.
+ifeq ($(PORTABLE),)
+CPUFLAGS   := $(if $(filter x86_64,$(shell uname -m)),-Xswiftc -target-cpu -Xswiftc native)
+endif
 # Tests run optimised (pixel loops are 25-30x slower in debug) with @testable imports enabled.
-TESTFLAGS  := -c release -Xswiftc -enable-testing
+TESTFLAGS  := -c release -Xswiftc -enable-testing $(CPUFLAGS)
 # Fuzzing (docs/fuzzing.md): seconds per target for `make fuzz` and for the short run `make test` ends with,
 # and how many hostile files `make fuzz` converts in one batch.
 FUZZ_SECONDS      ?= 60
@@ -29,7 +35,7 @@ deps:
 	@scripts/ensure-deps.sh
 
 build: deps
-	$(SWIFT) build -c $(CONFIG)
+	$(SWIFT) build -c $(CONFIG) $(CPUFLAGS)
 
 run: build
 	@rm -rf $(OUT)

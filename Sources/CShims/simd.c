@@ -15,43 +15,100 @@ int lw_simd_uses_avx2(void) {
     return has_avx2;
 }
 
-static inline float curve_one(float x, const float *t, uint32_t shift, uint32_t base) {
-    uint32_t bits; memcpy(&bits, &x, 4);
-    uint32_t magnitude = bits & 0x7fffffffu;
-    uint32_t index = ((magnitude >> shift) - base) & 0x7fffu;     // zero lands on a harmless entry, masked below
-    float weight = (float)(int32_t)(magnitude & ((1u << shift) - 1)) * (1.0f / (float)(1u << shift));
-    float t0 = t[index], t1 = t[index + 1];
-    float y = t0 + (t1 - t0) * weight;
-    uint32_t out; memcpy(&out, &y, 4);
-    out = (magnitude == 0 ? 0 : out) | (bits & 0x80000000u);
-    memcpy(&y, &out, 4);
-    return y;
+void lw_simd_force_portable(int on) { has_avx2 = on ? 0 : -1; }
+
+static inline float from_bits(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
+static inline uint32_t to_bits(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
+
+int lw_curve_in_range(const lw_curve *c, float x) {
+    float a = from_bits(to_bits(x) & 0x7fffffffu);
+    uint32_t e = to_bits(a * c->in_scale + c->in_offset) >> 23;       // biased exponent (NaN, ∞: 255)
+    return a <= c->toe_end || (e >= 127 - 24 && e < 127 + 8);
+}
+
+float lw_curve_one(const lw_curve *c, float x) {
+    uint32_t xb = to_bits(x);
+    float a = from_bits(xb & 0x7fffffffu);
+    uint32_t ub = to_bits(a * c->in_scale + c->in_offset);
+    float t = from_bits((ub & 0x007fffffu) | 0x3f800000u) - 1.5f;
+    const float *p = c->poly;
+    float t2 = t * t, t4 = t2 * t2;
+    float q = ((p[0] + p[1] * t) + (p[2] + p[3] * t) * t2) + ((p[4] + p[5] * t) + (p[6] + p[7] * t) * t2) * t4;
+    float powered = q * c->scale[((ub >> 23) - (127 - 24)) & 31] * c->out_scale + c->out_offset;
+    float magnitude = a <= c->toe_end ? a * c->toe_slope : powered;
+    return from_bits(to_bits(magnitude) | (xb & 0x80000000u));
+}
+
+// The power's scale comes from a 32-entry table held in four registers (vpermps), not from memory gathers,
+// which are slow on AMD cores; the mantissa's polynomial is in Estrin's form (short dependency chains).
+typedef struct {
+    __m256 inScale, inOffset, outScale, outOffset, toeEnd, toeSlope, p[8], s[4];
+} curve_constants;
+
+// One group of eight: 0 when a value is out of range (nothing written), else 1.
+__attribute__((target("avx2"), always_inline))
+static inline int curve8(const curve_constants *k, float *v) {
+    const __m256 absMask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    __m256 x = _mm256_loadu_ps(v);
+    __m256 a = _mm256_and_ps(x, absMask);
+    __m256i ub = _mm256_castps_si256(_mm256_add_ps(_mm256_mul_ps(a, k->inScale), k->inOffset));
+    __m256i index = _mm256_sub_epi32(_mm256_srli_epi32(ub, 23), _mm256_set1_epi32(127 - 24));
+    __m256i inTable = _mm256_and_si256(_mm256_cmpgt_epi32(index, _mm256_set1_epi32(-1)), _mm256_cmpgt_epi32(_mm256_set1_epi32(32), index));
+    __m256 toe = _mm256_cmp_ps(a, k->toeEnd, _CMP_LE_OQ);
+    if (_mm256_movemask_ps(_mm256_or_ps(toe, _mm256_castsi256_ps(inTable))) != 0xff) return 0;
+    __m256 t = _mm256_sub_ps(_mm256_castsi256_ps(_mm256_or_si256(_mm256_and_si256(ub, _mm256_set1_epi32(0x007fffff)),
+                                                                 _mm256_set1_epi32(0x3f800000))), _mm256_set1_ps(1.5f));
+    __m256 t2 = _mm256_mul_ps(t, t), t4 = _mm256_mul_ps(t2, t2);
+    __m256 q01 = _mm256_add_ps(k->p[0], _mm256_mul_ps(k->p[1], t)), q23 = _mm256_add_ps(k->p[2], _mm256_mul_ps(k->p[3], t));
+    __m256 q45 = _mm256_add_ps(k->p[4], _mm256_mul_ps(k->p[5], t)), q67 = _mm256_add_ps(k->p[6], _mm256_mul_ps(k->p[7], t));
+    __m256 q = _mm256_add_ps(_mm256_add_ps(q01, _mm256_mul_ps(q23, t2)), _mm256_mul_ps(_mm256_add_ps(q45, _mm256_mul_ps(q67, t2)), t4));
+    // scale[index]: each register answers for its eight entries; bits 3 and 4 of the index pick one.
+    __m256 bit3 = _mm256_castsi256_ps(_mm256_slli_epi32(index, 28)), bit4 = _mm256_castsi256_ps(_mm256_slli_epi32(index, 27));
+    __m256 low = _mm256_blendv_ps(_mm256_permutevar8x32_ps(k->s[0], index), _mm256_permutevar8x32_ps(k->s[1], index), bit3);
+    __m256 high = _mm256_blendv_ps(_mm256_permutevar8x32_ps(k->s[2], index), _mm256_permutevar8x32_ps(k->s[3], index), bit3);
+    __m256 scale = _mm256_blendv_ps(low, high, bit4);
+    __m256 powered = _mm256_add_ps(_mm256_mul_ps(_mm256_mul_ps(q, scale), k->outScale), k->outOffset);
+    __m256 magnitude = _mm256_blendv_ps(powered, _mm256_mul_ps(a, k->toeSlope), toe);
+    _mm256_storeu_ps(v, _mm256_or_ps(magnitude, _mm256_andnot_ps(absMask, x)));
+    return 1;
 }
 
 __attribute__((target("avx2")))
-static void curve_avx2(float *v, size_t n, const float *t, uint32_t shift, uint32_t base) {
-    const __m256i absMask = _mm256_set1_epi32(0x7fffffff), indexMask = _mm256_set1_epi32(0x7fff);
-    const __m256i fracMask = _mm256_set1_epi32((int)((1u << shift) - 1)), vbase = _mm256_set1_epi32((int)base);
-    const __m256 scale = _mm256_set1_ps(1.0f / (float)(1u << shift));
-    const __m128i count = _mm_cvtsi32_si128((int)shift);
+static size_t curve_avx2(const lw_curve *c, float *v, size_t n) {
+    curve_constants k;
+    k.inScale = _mm256_set1_ps(c->in_scale); k.inOffset = _mm256_set1_ps(c->in_offset);
+    k.outScale = _mm256_set1_ps(c->out_scale); k.outOffset = _mm256_set1_ps(c->out_offset);
+    k.toeEnd = _mm256_set1_ps(c->toe_end); k.toeSlope = _mm256_set1_ps(c->toe_slope);
+    for (int j = 0; j < 8; j++) k.p[j] = _mm256_set1_ps(c->poly[j]);
+    for (int j = 0; j < 4; j++) k.s[j] = _mm256_loadu_ps(c->scale + 8 * j);
     size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256i bits = _mm256_castps_si256(_mm256_loadu_ps(v + i));
-        __m256i magnitude = _mm256_and_si256(bits, absMask);
-        __m256i index = _mm256_and_si256(_mm256_sub_epi32(_mm256_srl_epi32(magnitude, count), vbase), indexMask);
-        __m256 weight = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_and_si256(magnitude, fracMask)), scale);
-        __m256 t0 = _mm256_i32gather_ps(t, index, 4), t1 = _mm256_i32gather_ps(t + 1, index, 4);
-        __m256 y = _mm256_add_ps(t0, _mm256_mul_ps(_mm256_sub_ps(t1, t0), weight));
-        __m256i zero = _mm256_cmpeq_epi32(magnitude, _mm256_setzero_si256());
-        __m256i out = _mm256_or_si256(_mm256_andnot_si256(zero, _mm256_castps_si256(y)), _mm256_andnot_si256(absMask, bits));
-        _mm256_storeu_ps(v + i, _mm256_castsi256_ps(out));
+    // Two groups per step: independent work the core can overlap.
+    for (; i + 16 <= n; i += 16) {
+        if (!curve8(&k, v + i)) return i;
+        if (!curve8(&k, v + i + 8)) return i + 8;
     }
-    for (; i < n; i++) v[i] = curve_one(v[i], t, shift, base);
+    for (; i + 8 <= n; i += 8)
+        if (!curve8(&k, v + i)) return i;
+    for (; i < n; i++) {
+        if (!lw_curve_in_range(c, v[i])) return i;
+        v[i] = lw_curve_one(c, v[i]);
+    }
+    return n;
 }
 
-void lw_curve_interpolate(float *v, size_t n, const float *t, uint32_t shift, uint32_t base) {
-    if (lw_simd_uses_avx2()) { curve_avx2(v, n, t, shift, base); return; }
-    for (size_t i = 0; i < n; i++) v[i] = curve_one(v[i], t, shift, base);
+size_t lw_curve_apply(const lw_curve *c, float *v, size_t n) {
+    if (lw_simd_uses_avx2()) return curve_avx2(c, v, n);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        for (size_t k = 0; k < 8; k++)
+            if (!lw_curve_in_range(c, v[i + k])) return i;
+        for (size_t k = 0; k < 8; k++) v[i + k] = lw_curve_one(c, v[i + k]);
+    }
+    for (; i < n; i++) {
+        if (!lw_curve_in_range(c, v[i])) return i;
+        v[i] = lw_curve_one(c, v[i]);
+    }
+    return n;
 }
 
 // Lattice coordinate of one channel: clamped to 0…last (NaN to 0), the cell index (the last cell takes the

@@ -13,7 +13,9 @@ public enum ChainBenchmark {
         "vignette": 0.4, "postWarmth": -0.1, "postTint": 0.05, "fade": 0.3, "grain": 0.4, "saturation": 0.2, "dust": 0.3,
     ]
 
-    /// One line per storage space (RAW linear ProPhoto and device RGB) plus the copy reference. Wall-clock
+    /// One line per storage space (RAW linear ProPhoto and device RGB) plus the copy reference. Each run
+    /// stores its result as half floats in the last filter's domain, where a render hands the bands to the
+    /// output transform (that conversion belongs to encoding, which is excluded). Wall-clock
     /// MP/s depends on what else the machine runs; "cpu" is megapixels per CPU-second of this process
     /// times the thread count, i.e. the throughput the same work reaches on otherwise idle cores.
     public static func run(width: Int, height: Int, repeats: Int = 3) -> String {
@@ -23,7 +25,8 @@ public enum ChainBenchmark {
         let context = RenderContext(width: width, height: height, seed: 0x5eed)
         let mp = Double(width * height) / 1e6
         let threads = Double(Parallel.threads)
-        var lines = ["chain: \(renderer.filters.map(\.name).joined(separator: " → ")) (film \(look.lookupId), 33³ LUT) on \(width)×\(height), \(Parallel.threads) threads"]
+        var lines = ["chain: \(renderer.filters.map(\.name).joined(separator: " → ")) (film \(look.lookupId), 33³ LUT) on \(width)×\(height), \(Parallel.threads) threads",
+                     "(each result stored as half floats in the chain's last domain, sRGB-encoded, ready for the output transform)"]
         let source = syntheticImage(width: width, height: height, space: .deviceRGB)
         let copyTime = best(repeats) {
             let copy = WorkingImage(width: width, height: height, space: source.space)
@@ -34,7 +37,7 @@ public enum ChainBenchmark {
             let image = syntheticImage(width: width, height: height, space: space)
             let time = best(repeats) {
                 let work = image.copy()
-                return timed { renderer.apply(to: work, context: context) }
+                return timed { renderer.apply(to: work, context: context, keepFinalSpace: true) }
             }
             let label = (space.description + ":").padding(toLength: 17, withPad: " ", startingAt: 0)
             lines.append(String(format: "%@ %7.1f MP/s wall, %7.1f MP/s cpu (%.3f s wall, %.3f s cpu; %.1f× the copy time)",

@@ -3,15 +3,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// Inner loops that need AVX2 gathers to run fast, chosen at run time (Swift cannot compile a function for a
-// CPU feature it checks at run time). The portable path does the same IEEE operations in the same order,
-// so results are bit-identical on every CPU.
+// Inner loops that need AVX2 to run fast, chosen at run time (Swift cannot compile a function for a CPU
+// feature it checks at run time). The portable path does the same IEEE operations in the same order, so
+// results are bit-identical on every CPU.
 
-/// Interpolates a curve tabulated on Float32 bit patterns (see FastCurve): for each value, the table index
-/// is `(|bits| >> shift) - base`, the weight the low `shift` bits of |bits| over 2^shift, and the result
-/// `t0 + (t1 - t0) * weight` with the value's sign. Every value must be zero (which maps to zero) or have a
-/// magnitude inside the table.
-void lw_curve_interpolate(float *values, size_t count, const float *table, uint32_t shift, uint32_t base);
+/// A transfer curve in the form every TransferFunction takes (see FastCurve): `toe_slope · a` for magnitudes
+/// a ≤ `toe_end`, else `out_scale · u^p + out_offset` with `u = in_scale · a + in_offset`, where u^p is
+/// `scale[e + 24] · poly(m − 1.5)` for u = 2^e · m, m in [1, 2); the sign of the input is kept.
+typedef struct {
+    float poly[8];          // degree-7 coefficients, constant term first
+    float scale[32];        // 2^(e·p) for e = −24 … 7
+    float in_scale, in_offset, out_scale, out_offset, toe_end, toe_slope;
+} lw_curve;
+
+/// 1 when `lw_curve_one` is defined at x: in the toe, or u within [2^-24, 2^8). NaN and ±∞ are not.
+int lw_curve_in_range(const lw_curve *curve, float x);
+
+/// The curve at one value in range.
+float lw_curve_one(const lw_curve *curve, float x);
+
+/// Applies the curve in place from the start, 8 values at a time, and returns how many it did: it stops at
+/// the first group of 8 (or, at the end, the first value) holding a value out of range, leaving it untouched.
+size_t lw_curve_apply(const lw_curve *curve, float *values, size_t count);
 
 /// Tetrahedral interpolation in a `size`³ lattice of RGB triplets (red fastest), exactly as LUT3D's own
 /// tetrahedral path computes it: inputs mapped by `(v - domainMin) * scale`, clamped to the lattice (NaN to
@@ -22,5 +35,8 @@ void lw_lut3d_tetrahedral_avx2(const float *table, int size, const float domainM
 
 /// 1 when the AVX2 paths are in use.
 int lw_simd_uses_avx2(void);
+
+/// Test hook: 1 makes every caller take the portable paths, 0 goes back to detecting the CPU.
+void lw_simd_force_portable(int on);
 
 #endif

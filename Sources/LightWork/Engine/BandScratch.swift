@@ -1,16 +1,13 @@
-/// Per-thread planar Float32 buffers for one band (R, G, B, A and the guide), reused band after band,
-/// plus a short row for the guide's upsampling.
+/// Per-thread planar Float32 buffers for one band (R, G, B, A and the guide), reused band after band.
 final class BandScratch: @unchecked Sendable {
     let capacity: Int
     let r, g, b, a, guide: UnsafeMutablePointer<Float>
-    let guideRow: UnsafeMutablePointer<Float>
 
-    init(capacity: Int, guideRowCapacity: Int = 0) {
+    init(capacity: Int) {
         self.capacity = capacity
-        let all = UnsafeMutablePointer<Float>.allocate(capacity: 5 * capacity + guideRowCapacity)
-        all.initialize(repeating: 0, count: 5 * capacity + guideRowCapacity)
+        let all = UnsafeMutablePointer<Float>.allocate(capacity: 5 * capacity)
+        all.initialize(repeating: 0, count: 5 * capacity)
         r = all; g = all + capacity; b = all + 2 * capacity; a = all + 3 * capacity; guide = all + 4 * capacity
-        guideRow = all + 5 * capacity
     }
 
     deinit { r.deallocate() }

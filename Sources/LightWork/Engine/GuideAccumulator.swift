@@ -31,7 +31,20 @@ final class GuideAccumulator: @unchecked Sendable {
         for row in 0..<band.rows {
             let line = luma + row * w
             let sums = rowSums + (band.y0 + row) * gw
-            for gx in 0..<gw {
+            // Four cells at a time: four independent chains of adds instead of one (each cell's sum keeps its
+            // left-to-right order, so the result is the same).
+            let whole = min(gw, w / f) & ~3
+            var gx = 0
+            while gx < whole {
+                var s0: Float = 0, s1: Float = 0, s2: Float = 0, s3: Float = 0
+                let p = line + gx * f
+                for k in 0..<f {
+                    s0 += p[k]; s1 += p[f + k]; s2 += p[2 * f + k]; s3 += p[3 * f + k]
+                }
+                sums[gx] = s0; sums[gx + 1] = s1; sums[gx + 2] = s2; sums[gx + 3] = s3
+                gx += 4
+            }
+            for gx in whole..<gw {
                 var s: Float = 0
                 for x in (gx * f)..<min(gx * f + f, w) { s += line[x] }
                 sums[gx] = s

@@ -1,7 +1,8 @@
 import Foundation
 
 /// A blurred luminance of a whole image, kept at reduced resolution (the blur radius is a fraction of
-/// the frame, so a grid ~512 cells on the long edge carries all of it) and upsampled bilinearly per band.
+/// the frame, so a grid ~512 cells on the long edge carries all of it) and upsampled bilinearly: each grid
+/// row is interpolated across the image width once, and a band's rows are blends of two of those.
 /// Built from a `GuideAccumulator`'s cell means in a fixed order, so it is identical for any thread count.
 struct GuidePlane: @unchecked Sendable {
     let gridWidth: Int
@@ -11,10 +12,8 @@ struct GuidePlane: @unchecked Sendable {
     let values: [Float]
     let imageWidth: Int
     let imageHeight: Int
-    /// Per image column: the fraction of the way from its left grid sample to the next one.
-    private let columnWeight: [Float]
-    /// For grid column gx, the image columns whose left grid sample is gx: `segmentStart[gx]..<segmentStart[gx + 1]`.
-    private let segmentStart: [Int]
+    /// `gridHeight × imageWidth`: each grid row linearly interpolated at the image's pixel centres.
+    private let wideRows: [Float]
 
     static let gridLongEdge = 512
 
@@ -37,16 +36,21 @@ struct GuidePlane: @unchecked Sendable {
         values = GuidePlane.gaussianApproximation(cellMeans, width: gridWidth, height: gridHeight, radius: radius)
         // Sample positions: pixel centre x + 0.5 in grid units, minus the half cell to the grid sample centres.
         var weight = [Float](repeating: 0, count: w)
-        var start = [Int](repeating: w, count: gridWidth + 1)
-        var previous = -1
+        var left = [Int](repeating: 0, count: w)
         for x in 0..<w {
             let gxf = max(0, (Float(x) + 0.5) / Float(f) - 0.5)
-            let gx0 = min(Int(gxf), gridWidth - 1)
-            weight[x] = gxf - Float(gx0)
-            while previous < gx0 { previous += 1; start[previous] = x }
+            left[x] = min(Int(gxf), gridWidth - 1)
+            weight[x] = gxf - Float(left[x])
         }
-        columnWeight = weight
-        segmentStart = start
+        var wide = [Float](repeating: 0, count: gridHeight * w)
+        for gy in 0..<gridHeight {
+            let row = gy * gridWidth
+            for x in 0..<w {
+                let a = values[row + left[x]], b = values[row + min(left[x] + 1, gridWidth - 1)]
+                wide[gy * w + x] = a + weight[x] * (b - a)
+            }
+        }
+        wideRows = wide
     }
 
     /// Three box blurs per axis approximate a Gaussian of standard deviation `radius`.
@@ -89,31 +93,17 @@ struct GuidePlane: @unchecked Sendable {
         }
     }
 
-    /// Floats of scratch `sample` needs.
-    var scratchCount: Int { gridWidth + 1 }
-
-    /// Fills `out` (rows × imageWidth) with the plane bilinearly sampled at full-resolution pixel centres:
-    /// each row first blends its two grid rows, then every run of pixels between two grid samples is one
-    /// straight line. `scratch` holds `scratchCount` floats.
-    func sample(y0: Int, rows: Int, into out: UnsafeMutablePointer<Float>, scratch line: UnsafeMutablePointer<Float>) {
-        let w = imageWidth, gw = gridWidth, f = Float(factor)
-        values.withUnsafeBufferPointer { v in
-            columnWeight.withUnsafeBufferPointer { tx in
-                segmentStart.withUnsafeBufferPointer { start in
-                    for row in 0..<rows {
-                        let gyf = max(0, (Float(y0 + row) + 0.5) / f - 0.5)
-                        let gy0 = min(Int(gyf), gridHeight - 1), gy1 = min(gy0 + 1, gridHeight - 1)
-                        let ty = gyf - Float(gy0)
-                        let top = v.baseAddress! + gy0 * gw, bottom = v.baseAddress! + gy1 * gw
-                        for gx in 0..<gw { line[gx] = top[gx] + (bottom[gx] - top[gx]) * ty }
-                        line[gw] = line[gw - 1]
-                        let o = out + row * w
-                        for gx in 0..<gw {
-                            let a = line[gx], d = line[gx + 1] - a
-                            for x in start[gx]..<start[gx + 1] { o[x] = a + tx[x] * d }
-                        }
-                    }
-                }
+    /// Fills `out` (rows × imageWidth) with the plane bilinearly sampled at full-resolution pixel centres.
+    func sample(y0: Int, rows: Int, into out: UnsafeMutablePointer<Float>) {
+        let w = imageWidth, f = Float(factor)
+        wideRows.withUnsafeBufferPointer { v in
+            for row in 0..<rows {
+                let gyf = max(0, (Float(y0 + row) + 0.5) / f - 0.5)
+                let gy0 = min(Int(gyf), gridHeight - 1), gy1 = min(gy0 + 1, gridHeight - 1)
+                let ty = gyf - Float(gy0)
+                let top = v.baseAddress! + gy0 * w, bottom = v.baseAddress! + gy1 * w
+                let o = out + row * w
+                for x in 0..<w { o[x] = top[x] + ty * (bottom[x] - top[x]) }
             }
         }
     }

@@ -20,14 +20,17 @@ public enum Parallel {
             for i in 0..<count { body(0, i) }
             return
         }
+        // Runs of consecutive bands per claim, so each thread's per-row memo tables (grain lattice rows,
+        // vignette terms) serve neighbouring rows; about eight claims per thread keep the load balanced.
+        let run = max(1, min(16, count / (8 * n)))
         withoutActuallyEscaping(body) { body in
             let box = UncheckedSendable(body)
             let next = AtomicCounter()
             DispatchQueue.concurrentPerform(iterations: n) { worker in
                 while true {
-                    let i = next.increment()
-                    if i >= count { break }
-                    box.value(worker, i)
+                    let first = next.increment() * run
+                    if first >= count { break }
+                    for i in first..<min(first + run, count) { box.value(worker, i) }
                 }
             }
         }

@@ -36,10 +36,12 @@ public struct Renderer: Sendable {
                              })
     }
 
-    /// Applies the chain in place, leaving the result in the image's own space (benchmarks, tests, resize).
-    public func apply(to image: WorkingImage, context: RenderContext) {
+    /// Applies the chain in place (benchmarks, tests, resize). The result is left in the image's own space or,
+    /// with `keepFinalSpace`, in the last filter's domain, where `render` hands it to the output transform
+    /// (`image.space` then says which).
+    public func apply(to image: WorkingImage, context: RenderContext, keepFinalSpace: Bool = false) {
         if filters.isEmpty { return }
-        execute(image, context, finish: nil)
+        execute(image, context, finish: nil, keepFinalSpace: keepFinalSpace)
     }
 
     /// The space the values are in after the last filter (the output transform starts from there).
@@ -86,14 +88,12 @@ public struct Renderer: Sendable {
     /// Runs every pass. With `finish` nil the last pass stores its result in the image's own space;
     /// otherwise `finish` receives each band in the space of the last filter and the image keeps whatever
     /// intermediate values the earlier passes stored (with `image.space` saying which).
-    private func execute(_ image: WorkingImage, _ context: RenderContext, finish: ((PixelBand) -> Void)?) {
+    private func execute(_ image: WorkingImage, _ context: RenderContext, finish: ((PixelBand) -> Void)?, keepFinalSpace: Bool = false) {
         let original = image.space
         let w = image.width, h = image.height
         let rowsPerBand = Renderer.bandRows(width: w)
         let passes = self.passes()
-        let needsGuide = passes.contains { $0.nextGuided != nil }
-        let guideRow = needsGuide ? (w + GuidePlane.factor(width: w, height: h) - 1) / GuidePlane.factor(width: w, height: h) + 1 : 0
-        let scratch = (0..<Parallel.threads).map { _ in BandScratch(capacity: rowsPerBand * w, guideRowCapacity: guideRow) }
+        let scratch = (0..<Parallel.threads).map { _ in BandScratch(capacity: rowsPerBand * w) }
         var guide: GuidePlane?
         for (k, pass) in passes.enumerated() {
             let last = k == passes.count - 1
@@ -104,11 +104,12 @@ public struct Renderer: Sendable {
             if let next = pass.nextGuided {
                 end = Renderer.space(for: next.domain, storage: original)
             } else {
-                end = last && finish != nil ? nil : original
+                end = last && (finish != nil || keepFinalSpace) ? nil : original
             }
             run(pass, image, context, original: original, guide: guide, end: end, accumulator: accumulator,
                 finish: last ? finish : nil, scratch: scratch, rowsPerBand: rowsPerBand)
             if pass.writes, let end { image.space = end }
+            if last && keepFinalSpace { image.space = finalSpace(storage: original) }
             if let radius = pass.nextGuided?.guideRadius, let accumulator {
                 guide = accumulator.plane(radiusFraction: radius)
             } else {
@@ -138,7 +139,7 @@ public struct Renderer: Sendable {
             let s = scratch[worker]
             let y0 = index * rowsPerBand, rows = min(rowsPerBand, h - y0)
             BandIO.load(image, y0: y0, rows: rows, into: s)
-            if let sampledGuide { sampledGuide.sample(y0: y0, rows: rows, into: s.guide, scratch: s.guideRow) }
+            if let sampledGuide { sampledGuide.sample(y0: y0, rows: rows, into: s.guide) }
             let band = s.band(y0: y0, rows: rows, width: w, withGuide: sampledGuide != nil)
             for (conversion, filter) in steps {
                 conversion.apply(r: band.r, g: band.g, b: band.b, count: band.count)

@@ -35,13 +35,11 @@ public struct Grain: Filter {
         let coarse = NoiseOctave(cell: cell, key: LatticeHash.key(seed: context.seed, salt: Grain.coarseSalt), weight: 1, width: w)
         let fine = NoiseOctave(cell: max(1, 0.55 * cell), key: LatticeHash.key(seed: context.seed, salt: Grain.fineSalt), weight: 0.7, width: w)
         let strength = Float(0.4 * amount)   // 0.1 × 4L(1 − L)
-        ThreadScratch.withFloats(w + coarse.columns + fine.columns) { scratch in
-            let noise = scratch
-            let coarseLine = scratch + w, fineLine = coarseLine + coarse.columns
+        ThreadScratch.withFloats(w) { noise in
             for row in 0..<band.rows {
                 for x in 0..<w { noise[x] = 0 }
-                coarse.accumulate(row: band.y0 + row, line: coarseLine, into: noise)
-                fine.accumulate(row: band.y0 + row, line: fineLine, into: noise)
+                coarse.accumulate(row: band.y0 + row, into: noise)
+                fine.accumulate(row: band.y0 + row, into: noise)
                 let r = band.r + row * w, g = band.g + row * w, b = band.b + row * w
                 for x in 0..<w {
                     let luma = 0.2126 * r[x] + 0.7152 * g[x] + 0.0722 * b[x]
@@ -57,8 +55,9 @@ public struct Grain: Filter {
 
 /// One octave of value noise: uniform values in −1…1 at the integer points of a lattice with `cell`-pixel
 /// spacing, hashed from (key, lattice column, lattice row), interpolated with smoothstep. Everything depends
-/// on absolute coordinates, never on where a band starts; the hashed lattice rows and the per-column
-/// weights are memoised per thread (`ThreadTables`), so one-row bands do not hash a row per image row.
+/// on absolute coordinates, never on where a band starts; the hashed lattice rows, the per-column weights and
+/// the lattice rows interpolated across the image are memoised per thread (`ThreadTables`), so one-row bands neither
+/// hash nor interpolate a lattice row per image row.
 struct NoiseOctave {
     let inverseCell: Double
     let key: UInt32
@@ -96,20 +95,30 @@ struct NoiseOctave {
         }
     }
 
-    /// Adds `weight ×` the noise of image row `y` to `out`; `line` is scratch for `columns` floats.
-    func accumulate(row y: Int, line: UnsafeMutablePointer<Float>, into out: UnsafeMutablePointer<Float>) {
+    /// Lattice row `j` interpolated across the image row, times the octave's weight (`width` values). Every
+    /// image row between two lattice rows blends the same two, so each is built once per lattice row and the
+    /// per-pixel work is a vectorised blend without table lookups.
+    func expandedRow(_ j: Int) -> UnsafePointer<Float> {
+        let key = ThreadTables.Key(kind: 0x6772_6578, a: j, b: UInt64(self.key) | UInt64(weight.bitPattern) << 32,
+                                   c: inverseCell.bitPattern, d: UInt64(width))
+        return ThreadTables.table(key, count: width) { out in
+            let lattice = latticeRow(j), table = columnTable()
+            let index = UnsafeRawPointer(table).bindMemory(to: Int32.self, capacity: width), fraction = table + width
+            for x in 0..<width {
+                let i = Int(index[x])
+                let a = lattice[i], c = lattice[i + 1]
+                out[x] = weight * (a + fraction[x] * (c - a))
+            }
+        }
+    }
+
+    /// Adds the octave's noise at image row `y` to `out`.
+    func accumulate(row y: Int, into out: UnsafeMutablePointer<Float>) {
         let fy = (Double(y) + 0.5) * inverseCell
         let j = Int(fy)
         let ty = Float(fy - Double(j))
         let sy = ty * ty * (3 - 2 * ty)
-        let top = latticeRow(j), bottom = latticeRow(j + 1)
-        for i in 0..<columns { line[i] = weight * (top[i] + sy * (bottom[i] - top[i])) }
-        let table = columnTable()
-        let index = UnsafeRawPointer(table).bindMemory(to: Int32.self, capacity: width), fraction = table + width
-        for x in 0..<width {
-            let i = Int(index[x])
-            let a = line[i], c = line[i + 1]
-            out[x] += a + fraction[x] * (c - a)
-        }
+        let top = expandedRow(j), bottom = expandedRow(j + 1)
+        for x in 0..<width { out[x] += top[x] + sy * (bottom[x] - top[x]) }
     }
 }

@@ -11,6 +11,7 @@ enum ThreadTables {
         let a: Int
         let b: UInt64
         let c: UInt64
+        var d: UInt64 = 0
     }
 
     /// Tables kept per thread before the oldest generation is dropped.
