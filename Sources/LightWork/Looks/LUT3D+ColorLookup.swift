@@ -1,8 +1,9 @@
 import CShims
 
 /// A film's 3D lookup table is what `FilmLook` mixes in: tetrahedral interpolation, inputs clamped to its domain.
-/// On CPUs with AVX2 the lattice is read with vector gathers (same operations in the same order as
-/// `apply(…, interpolation: .tetrahedral)`, so the same results, about 2× faster).
+/// On CPUs with AVX2, eight pixels' cells and weights are computed at once and each corner's RGB is read with
+/// two plain loads (same operations in the same order as `apply(…, interpolation: .tetrahedral)`, so the same
+/// results, about 2× faster).
 extension LUT3D: ColorLookup {
     public func apply(r: UnsafeMutablePointer<Float>, g: UnsafeMutablePointer<Float>, b: UnsafeMutablePointer<Float>, count: Int) {
         guard lw_simd_uses_avx2() != 0 else {
