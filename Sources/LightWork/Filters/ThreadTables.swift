@@ -1,7 +1,7 @@
 import Foundation
 
-/// Per-thread memo of small tables that depend only on a filter's parameters and the image geometry (a
-/// vignette's column term, grain's column weights and hashed lattice rows), so they are computed once per
+/// Per-thread memo of tables that depend only on a filter's parameters and the image geometry (a vignette's
+/// column term, grain's column weights and its lattice rows, hashed and interpolated), so they are computed once per
 /// thread rather than once per band and bands can stay one row high (in cache). A table's contents are a
 /// pure function of its key, so which thread built it never changes a value.
 enum ThreadTables {
@@ -14,8 +14,10 @@ enum ThreadTables {
         var d: UInt64 = 0
     }
 
-    /// Tables kept per thread before the oldest generation is dropped.
-    static let limit = 256
+    /// Tables kept per thread before the oldest generation is dropped: enough for a run of 16 rows of grain
+    /// (each lattice row hashed and interpolated across the image) with the column tables, and small enough
+    /// that two generations of image-wide rows stay a few MB.
+    static let limit = 96
 
     private final class Store {
         var tables: [Key: UnsafeMutablePointer<Float>] = [:]
