@@ -2,6 +2,27 @@
 // the thread that writes); the bytes are those libtiff's ZIP codec with libdeflate makes for a whole strip.
 #include "lw_tiffstrip.h"
 #include <libdeflate.h>
+#include <pthread.h>
+
+// One compressor per thread, kept between strips and files (allocating one sets up its tables each time);
+// freed when the thread ends.
+static pthread_key_t compressor_key;
+static pthread_once_t compressor_once = PTHREAD_ONCE_INIT;
+static __thread struct libdeflate_compressor *compressor;
+static __thread int compressor_level = -1;
+
+static void free_compressor(void *z) { libdeflate_free_compressor(z); }
+static void make_key(void) { pthread_key_create(&compressor_key, free_compressor); }
+
+static struct libdeflate_compressor *thread_compressor(int level) {
+    if (compressor && compressor_level == level) return compressor;
+    pthread_once(&compressor_once, make_key);
+    if (compressor) libdeflate_free_compressor(compressor);
+    compressor = libdeflate_alloc_compressor(level);
+    compressor_level = compressor ? level : -1;
+    pthread_setspecific(compressor_key, compressor);
+    return compressor;
+}
 
 size_t lw_deflate_tiff_strip_bound(size_t bytes) { return libdeflate_zlib_compress_bound(NULL, bytes); }
 
@@ -24,9 +45,7 @@ size_t lw_deflate_tiff_strip(const void *src, size_t rows, size_t width, int cha
             for (size_t i = c; i < row_samples; i++) d[i] = (uint8_t)(in[i] - in[i - c]);
         }
     }
-    struct libdeflate_compressor *z = libdeflate_alloc_compressor(level);
+    struct libdeflate_compressor *z = thread_compressor(level);
     if (!z) return 0;
-    size_t n = libdeflate_zlib_compress(z, scratch, bytes, out, out_capacity);
-    libdeflate_free_compressor(z);
-    return n;
+    return libdeflate_zlib_compress(z, scratch, bytes, out, out_capacity);
 }

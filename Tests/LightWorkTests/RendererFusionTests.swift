@@ -44,6 +44,38 @@ final class RendererFusionTests: XCTestCase {
         }
     }
 
+    /// `keepFinalSpace` (what the chain benchmark times) stores the chain's result in its last domain: the
+    /// RAW path's values stay sRGB-encoded and agree with `apply` converted there; device RGB is unchanged.
+    func testApplyKeepingTheFinalSpaceStoresTheLastFiltersDomain() {
+        let rgb = S.scene(width: 300, height: 90)
+        let raw = RendererFusionTests.linearProPhoto(rgb)
+        let chain = FilterChain.build(values: RendererFusionTests.everything, look: FilmLookDesign.all[0].lut(size: 17), strength: 0.8)
+        let renderer = Renderer(chain: chain)
+        for image in [raw, rgb] {
+            let context = RenderContext(width: image.width, height: image.height, seed: 5)
+            let kept = image.copy()
+            renderer.apply(to: kept, context: context, keepFinalSpace: true)
+            XCTAssertEqual(kept.space, .deviceRGB, "\(image.space)")
+            let stored = S.applied(chain, to: image, seed: 5)
+            XCTAssertEqual(stored.space, image.space)
+            if image.space == .deviceRGB {
+                XCTAssertEqual(S.bits(kept), S.bits(stored))
+                continue
+            }
+            var worst: Float = 0, total: Float = 0
+            for (p, q) in zip(S.pixels(kept), RendererFusionTests.encoded(S.pixels(stored), image.space)) {
+                let d = p - q
+                let e = max(abs(d.x), abs(d.y), abs(d.z))
+                worst = max(worst, e)
+                total += e
+            }
+            // Last stores of different encodings (sRGB values vs linear ProPhoto), each rounded to half floats;
+            // the same bounds as the fused-chain comparison above.
+            XCTAssertLessThan(worst, 2e-3)
+            XCTAssertLessThan(total / Float(kept.pixelCount), 5e-4)
+        }
+    }
+
     /// `render` hands the last pass straight to the output transform; it must agree with `apply` followed by
     /// the output conversion done exactly.
     func testRenderAgreesWithApplyThenExactOutputConversion() {
