@@ -123,31 +123,31 @@ static inline void lut_axis(__m256 v, __m256 minimum, __m256 scale, __m256 last,
     *fraction = _mm256_sub_ps(x, c);
 }
 
-// One pixel's blend: each corner's R, G, B read with one 8-byte and one 4-byte load (never past the
-// table's end) instead of a gather lane per channel; per channel the same ((w0·c0 + w1·c1) + w2·c2) + w3·c3.
-__attribute__((target("avx2")))
-static inline __m128 lut_corner(const float *p) {
-    return _mm_movelh_ps(_mm_castpd_ps(_mm_load_sd((const double *)p)), _mm_load_ss(p + 2));
-}
+// The tetrahedra of eight pixels: corner entries (in lattice entries, red fastest) and weights. Corner 3 is
+// corner 0 plus `far`, the cell's opposite corner.
+typedef struct {
+    int c0[8], c1[8], c2[8];
+    __m256 w0, w1, w2, w3;
+} tetrahedra;
 
 __attribute__((target("avx2")))
-static void lut3d_block(const float *t, int size, const float *mn, const float *sc, float *r, float *g, float *b) {
+static inline void lut3d_tetrahedra(int size, const float *mn, const float *sc, const float *r, const float *g, const float *b,
+                                    tetrahedra *q) {
     const __m256 last = _mm256_set1_ps((float)(size - 1)), lastCell = _mm256_set1_ps((float)(size - 2));
-    const int dy = 3 * size, dz = 3 * size * size, far = 3 + dy + dz;
+    const int dy = size, dz = size * size, far = 1 + dy + dz;
     __m256i xi, yi, zi;
     __m256 fx, fy, fz;
     lut_axis(_mm256_loadu_ps(r), _mm256_set1_ps(mn[0]), _mm256_set1_ps(sc[0]), last, lastCell, &xi, &fx);
     lut_axis(_mm256_loadu_ps(g), _mm256_set1_ps(mn[1]), _mm256_set1_ps(sc[1]), last, lastCell, &yi, &fy);
     lut_axis(_mm256_loadu_ps(b), _mm256_set1_ps(mn[2]), _mm256_set1_ps(sc[2]), last, lastCell, &zi, &fz);
-    __m256i cell = _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(xi, _mm256_set1_epi32(3)),
-                                                     _mm256_mullo_epi32(yi, _mm256_set1_epi32(dy))),
+    __m256i cell = _mm256_add_epi32(_mm256_add_epi32(xi, _mm256_mullo_epi32(yi, _mm256_set1_epi32(dy))),
                                     _mm256_mullo_epi32(zi, _mm256_set1_epi32(dz)));
     // The axis with the largest fraction (ties: x before y before z) and a different one with the smallest.
     __m256 xMax = _mm256_and_ps(_mm256_cmp_ps(fx, fy, _CMP_GE_OQ), _mm256_cmp_ps(fx, fz, _CMP_GE_OQ));
     __m256 yMax = _mm256_andnot_ps(xMax, _mm256_cmp_ps(fy, fz, _CMP_GE_OQ));
     __m256 zMin = _mm256_and_ps(_mm256_cmp_ps(fz, fx, _CMP_LE_OQ), _mm256_cmp_ps(fz, fy, _CMP_LE_OQ));
     __m256 yMin = _mm256_andnot_ps(zMin, _mm256_cmp_ps(fy, fx, _CMP_LE_OQ));
-    const __m256i sx = _mm256_set1_epi32(3), sy = _mm256_set1_epi32(dy), sz = _mm256_set1_epi32(dz);
+    const __m256i sx = _mm256_set1_epi32(1), sy = _mm256_set1_epi32(dy), sz = _mm256_set1_epi32(dz);
     __m256i o1 = _mm256_castps_si256(_mm256_blendv_ps(_mm256_blendv_ps(_mm256_castsi256_ps(sz), _mm256_castsi256_ps(sy), yMax),
                                                       _mm256_castsi256_ps(sx), xMax));
     __m256i o2 = _mm256_sub_epi32(_mm256_set1_epi32(far),
@@ -158,20 +158,35 @@ static void lut3d_block(const float *t, int size, const float *mn, const float *
     __m256 fMax = _mm256_blendv_ps(fz, mxy, _mm256_cmp_ps(mxy, fz, _CMP_GT_OQ));
     __m256 fMin = _mm256_blendv_ps(fz, nxy, _mm256_cmp_ps(nxy, fz, _CMP_LT_OQ));
     __m256 fMid = _mm256_sub_ps(_mm256_sub_ps(_mm256_add_ps(_mm256_add_ps(fx, fy), fz), fMax), fMin);
-    int c0[8], c1[8], c2[8];
+    _mm256_storeu_si256((__m256i *)q->c0, cell);
+    _mm256_storeu_si256((__m256i *)q->c1, _mm256_add_epi32(cell, o1));
+    _mm256_storeu_si256((__m256i *)q->c2, _mm256_add_epi32(cell, o2));
+    q->w0 = _mm256_sub_ps(_mm256_set1_ps(1.0f), fMax);
+    q->w1 = _mm256_sub_ps(fMax, fMid);
+    q->w2 = _mm256_sub_ps(fMid, fMin);
+    q->w3 = fMin;
+}
+
+// Three floats an entry: each corner's R, G, B read with one 8-byte and one 4-byte load (never past the
+// table's end); per channel the same ((w0·c0 + w1·c1) + w2·c2) + w3·c3.
+__attribute__((target("avx2")))
+static inline __m128 lut_corner(const float *p) {
+    return _mm_movelh_ps(_mm_castpd_ps(_mm_load_sd((const double *)p)), _mm_load_ss(p + 2));
+}
+
+__attribute__((target("avx2")))
+static void lut3d_block(const float *t, int size, const float *mn, const float *sc, float *r, float *g, float *b) {
+    tetrahedra q;
+    lut3d_tetrahedra(size, mn, sc, r, g, b, &q);
+    const int far = 3 * (1 + size + size * size);
     float w0[8], w1[8], w2[8], w3[8];
-    _mm256_storeu_si256((__m256i *)c0, cell);
-    _mm256_storeu_si256((__m256i *)c1, _mm256_add_epi32(cell, o1));
-    _mm256_storeu_si256((__m256i *)c2, _mm256_add_epi32(cell, o2));
-    _mm256_storeu_ps(w0, _mm256_sub_ps(_mm256_set1_ps(1.0f), fMax));
-    _mm256_storeu_ps(w1, _mm256_sub_ps(fMax, fMid));
-    _mm256_storeu_ps(w2, _mm256_sub_ps(fMid, fMin));
-    _mm256_storeu_ps(w3, fMin);
+    _mm256_storeu_ps(w0, q.w0); _mm256_storeu_ps(w1, q.w1); _mm256_storeu_ps(w2, q.w2); _mm256_storeu_ps(w3, q.w3);
     __m128 out[8];
     for (int k = 0; k < 8; k++) {
-        __m128 s = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(w0[k]), lut_corner(t + c0[k])), _mm_mul_ps(_mm_set1_ps(w1[k]), lut_corner(t + c1[k])));
-        s = _mm_add_ps(s, _mm_mul_ps(_mm_set1_ps(w2[k]), lut_corner(t + c2[k])));
-        out[k] = _mm_add_ps(s, _mm_mul_ps(_mm_set1_ps(w3[k]), lut_corner(t + c0[k] + far)));
+        const float *p0 = t + 3 * q.c0[k];
+        __m128 s = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(w0[k]), lut_corner(p0)), _mm_mul_ps(_mm_set1_ps(w1[k]), lut_corner(t + 3 * q.c1[k])));
+        s = _mm_add_ps(s, _mm_mul_ps(_mm_set1_ps(w2[k]), lut_corner(t + 3 * q.c2[k])));
+        out[k] = _mm_add_ps(s, _mm_mul_ps(_mm_set1_ps(w3[k]), lut_corner(p0 + far)));
     }
     for (int h = 0; h < 8; h += 4) {
         __m128 p0 = out[h], p1 = out[h + 1], p2 = out[h + 2], p3 = out[h + 3];
@@ -182,10 +197,43 @@ static void lut3d_block(const float *t, int size, const float *mn, const float *
     }
 }
 
-void lw_lut3d_tetrahedral_avx2(const float *t, int size, const float mn[3], const float sc[3],
+// Four floats an entry: two pixels per register, each corner one 16-byte load per pixel, the weights spread
+// across each pixel's half by a permute; the same per-channel operations as above. The results, [R G B pad]
+// for pixels 2h and 2h + 1, are transposed into the planes.
+__attribute__((target("avx2")))
+static void lut3d_block_padded(const float *t, int size, const float *mn, const float *sc, float *r, float *g, float *b) {
+    tetrahedra q;
+    lut3d_tetrahedra(size, mn, sc, r, g, b, &q);
+    const int far = 4 * (1 + size + size * size);
+    static const int32_t picks[4][8] = {{0, 0, 0, 0, 1, 1, 1, 1}, {2, 2, 2, 2, 3, 3, 3, 3},
+                                        {4, 4, 4, 4, 5, 5, 5, 5}, {6, 6, 6, 6, 7, 7, 7, 7}};
+    __m256 out[4];
+    for (int h = 0; h < 4; h++) {
+        const int k = 2 * h;
+        const __m256i pick = _mm256_loadu_si256((const __m256i *)picks[h]);
+        const float *a0 = t + 4 * q.c0[k], *b0 = t + 4 * q.c0[k + 1];
+        __m256 v0 = _mm256_loadu2_m128(b0, a0);
+        __m256 v1 = _mm256_loadu2_m128(t + 4 * q.c1[k + 1], t + 4 * q.c1[k]);
+        __m256 v2 = _mm256_loadu2_m128(t + 4 * q.c2[k + 1], t + 4 * q.c2[k]);
+        __m256 v3 = _mm256_loadu2_m128(b0 + far, a0 + far);
+        __m256 s = _mm256_add_ps(_mm256_mul_ps(_mm256_permutevar8x32_ps(q.w0, pick), v0),
+                                 _mm256_mul_ps(_mm256_permutevar8x32_ps(q.w1, pick), v1));
+        s = _mm256_add_ps(s, _mm256_mul_ps(_mm256_permutevar8x32_ps(q.w2, pick), v2));
+        out[h] = _mm256_add_ps(s, _mm256_mul_ps(_mm256_permutevar8x32_ps(q.w3, pick), v3));
+    }
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    __m256 t0 = _mm256_unpacklo_ps(out[0], out[1]), t1 = _mm256_unpackhi_ps(out[0], out[1]);
+    __m256 t2 = _mm256_unpacklo_ps(out[2], out[3]), t3 = _mm256_unpackhi_ps(out[2], out[3]);
+    _mm256_storeu_ps(r, _mm256_permutevar8x32_ps(_mm256_shuffle_ps(t0, t2, 0x44), order));
+    _mm256_storeu_ps(g, _mm256_permutevar8x32_ps(_mm256_shuffle_ps(t0, t2, 0xEE), order));
+    _mm256_storeu_ps(b, _mm256_permutevar8x32_ps(_mm256_shuffle_ps(t1, t3, 0x44), order));
+}
+
+void lw_lut3d_tetrahedral_avx2(const float *t, int size, int padded, const float mn[3], const float sc[3],
                                float *r, float *g, float *b, size_t count) {
+    void (*block)(const float *, int, const float *, const float *, float *, float *, float *) = padded ? lut3d_block_padded : lut3d_block;
     size_t i = 0;
-    for (; i + 8 <= count; i += 8) lut3d_block(t, size, mn, sc, r + i, g + i, b + i);
+    for (; i + 8 <= count; i += 8) block(t, size, mn, sc, r + i, g + i, b + i);
     if (i < count) {
         // The last few pixels through the same block, padded with copies of the first.
         float pr[8], pg[8], pb[8];
@@ -193,7 +241,7 @@ void lw_lut3d_tetrahedral_avx2(const float *t, int size, const float mn[3], cons
             size_t j = i + k < count ? i + k : i;
             pr[k] = r[j]; pg[k] = g[j]; pb[k] = b[j];
         }
-        lut3d_block(t, size, mn, sc, pr, pg, pb);
+        block(t, size, mn, sc, pr, pg, pb);
         for (size_t k = 0; i + k < count; k++) { r[i + k] = pr[k]; g[i + k] = pg[k]; b[i + k] = pb[k]; }
     }
 }

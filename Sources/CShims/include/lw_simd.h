@@ -28,9 +28,10 @@ size_t lw_curve_apply(const lw_curve *curve, float *values, size_t count);
 
 /// Tetrahedral interpolation in a `size`³ lattice of RGB triplets (red fastest), exactly as LUT3D's own
 /// tetrahedral path computes it: inputs mapped by `(v - domainMin) * scale`, clamped to the lattice (NaN to
-/// its start), then the four corners of the tetrahedron picked by the order of the fractions. AVX2 only:
-/// call it when `lw_simd_uses_avx2()` is 1.
-void lw_lut3d_tetrahedral_avx2(const float *table, int size, const float domainMin[3], const float scale[3],
+/// its start), then the four corners of the tetrahedron picked by the order of the fractions. With `padded`
+/// each entry is four floats (R, G, B and a pad), which the kernel reads with one load; otherwise three.
+/// AVX2 only: call it when `lw_simd_uses_avx2()` is 1.
+void lw_lut3d_tetrahedral_avx2(const float *table, int size, int padded, const float domainMin[3], const float scale[3],
                                float *r, float *g, float *b, size_t count);
 
 /// 1 when the AVX2 paths are in use.
