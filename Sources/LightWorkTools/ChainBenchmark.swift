@@ -13,12 +13,13 @@ public enum ChainBenchmark {
         "vignette": 0.4, "postWarmth": -0.1, "postTint": 0.05, "fade": 0.3, "grain": 0.4, "saturation": 0.2, "dust": 0.3,
     ]
 
-    /// One line per storage space (RAW linear ProPhoto and device RGB) plus the copy reference. Each run
+    /// One line per storage space (RAW linear ProPhoto and device RGB) plus the copy reference, each the best of
+    /// `repeats` runs (shared machines vary by ±10 % from run to run). Each run
     /// stores its result as half floats in the last filter's domain, where a render hands the bands to the
     /// output transform (that conversion belongs to encoding, which is excluded). Wall-clock
     /// MP/s depends on what else the machine runs; "cpu" is megapixels per CPU-second of this process
     /// times the thread count, i.e. the throughput the same work reaches on otherwise idle cores.
-    public static func run(width: Int, height: Int, repeats: Int = 3) -> String {
+    public static func run(width: Int, height: Int, repeats: Int = 5) -> String {
         let look = FilmLookDesign.all[0]
         let chain = FilterChain.build(values: values, look: look.lut(size: 33), strength: 0.8)
         let renderer = Renderer(chain: chain)
