@@ -73,6 +73,15 @@ static inline int curve8(const curve_constants *k, float *v) {
     return 1;
 }
 
+// From value i on, one value at a time, up to the first value out of range.
+static size_t curve_portable(const lw_curve *c, float *v, size_t i, size_t n) {
+    for (; i < n; i++) {
+        if (!lw_curve_in_range(c, v[i])) return i;
+        v[i] = lw_curve_one(c, v[i]);
+    }
+    return n;
+}
+
 __attribute__((target("avx2")))
 static size_t curve_avx2(const lw_curve *c, float *v, size_t n) {
     curve_constants k;
@@ -82,33 +91,13 @@ static size_t curve_avx2(const lw_curve *c, float *v, size_t n) {
     for (int j = 0; j < 8; j++) k.p[j] = _mm256_set1_ps(c->poly[j]);
     for (int j = 0; j < 4; j++) k.s[j] = _mm256_loadu_ps(c->scale + 8 * j);
     size_t i = 0;
-    // Two groups per step: independent work the core can overlap.
-    for (; i + 16 <= n; i += 16) {
-        if (!curve8(&k, v + i)) return i;
-        if (!curve8(&k, v + i + 8)) return i + 8;
-    }
     for (; i + 8 <= n; i += 8)
         if (!curve8(&k, v + i)) return i;
-    for (; i < n; i++) {
-        if (!lw_curve_in_range(c, v[i])) return i;
-        v[i] = lw_curve_one(c, v[i]);
-    }
-    return n;
+    return curve_portable(c, v, i, n);
 }
 
 size_t lw_curve_apply(const lw_curve *c, float *v, size_t n) {
-    if (lw_simd_uses_avx2()) return curve_avx2(c, v, n);
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        for (size_t k = 0; k < 8; k++)
-            if (!lw_curve_in_range(c, v[i + k])) return i;
-        for (size_t k = 0; k < 8; k++) v[i + k] = lw_curve_one(c, v[i + k]);
-    }
-    for (; i < n; i++) {
-        if (!lw_curve_in_range(c, v[i])) return i;
-        v[i] = lw_curve_one(c, v[i]);
-    }
-    return n;
+    return lw_simd_uses_avx2() ? curve_avx2(c, v, n) : curve_portable(c, v, 0, n);
 }
 
 // Lattice coordinate of one channel: clamped to 0…last (NaN to 0), the cell index (the last cell takes the

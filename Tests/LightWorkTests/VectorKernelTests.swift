@@ -1,5 +1,5 @@
 import CShims
-import LightWork
+@testable import LightWork
 import XCTest
 
 /// The vector paths (AVX2 permutes and transposes, chosen at run time) against the plain definitions they
@@ -17,10 +17,12 @@ final class VectorKernelTests: XCTestCase {
     func testLUT3DAsColorLookupEqualsItsOwnTetrahedralPath() {
         for (lut, label) in [(FilmLookDesign.all[0].lut(size: 33), "film 33³"),
                              (LUT3D(size: 5, domainMin: SIMD3(-0.1, 0, 0.2), domainMax: SIMD3(1.2, 1, 0.9)) { SIMD3($0.y, $0.z * $0.x, 1 - $0.x) }, "odd domain 5³"),
-                             (LUT3D(size: 65) { SIMD3($0.z * $0.z, $0.x, $0.y * $0.x) }, "65³, three floats an entry")] {
+                             (LUT3D(size: 65) { SIMD3($0.z * $0.z, $0.x, $0.y * $0.x) }, "65³, the largest padded"),
+                             (LUT3D(size: 66) { SIMD3($0.z * $0.z, $0.x, $0.y * $0.x) }, "66³, three floats an entry")] {
             // Inside, outside and on the edges of the domain, plus NaN, in a count that leaves a ragged tail.
             var r = values(1003, in: -0.3...1.3, seed: 1), g = values(1003, in: -0.3...1.3, seed: 2), b = values(1003, in: -0.3...1.3, seed: 3)
             r[0] = .nan; g[1] = 1; b[2] = 0; r[3] = 1; g[3] = 1; b[3] = 1
+            XCTAssertEqual(lut.paddedTable.isEmpty, lut.size > LUT3D.paddedSizeLimit, "\(label): which kernel runs")
             var er = r, eg = g, eb = b
             lut.apply(r: &er, g: &eg, b: &eb, count: r.count, interpolation: .tetrahedral)
             (lut as any ColorLookup).apply(r: &r, g: &g, b: &b, count: r.count)

@@ -22,8 +22,8 @@ int lw_curve_in_range(const lw_curve *curve, float x);
 /// The curve at one value in range.
 float lw_curve_one(const lw_curve *curve, float x);
 
-/// Applies the curve in place from the start, 8 values at a time, and returns how many it did: it stops at
-/// the first group of 8 (or, at the end, the first value) holding a value out of range, leaving it untouched.
+/// Applies the curve in place from the start and returns how many values it did: it stops before a value out
+/// of range (the AVX2 path at the start of its group of 8), leaving the rest untouched.
 size_t lw_curve_apply(const lw_curve *curve, float *values, size_t count);
 
 /// Tetrahedral interpolation in a `size`³ lattice of RGB triplets (red fastest), exactly as LUT3D's own

@@ -46,20 +46,20 @@ public struct FastCurve: @unchecked Sendable {
     public let isIdentity: Bool
 
     public static func encoder(_ tf: TransferFunction) -> FastCurve {
+        let exact: @Sendable (Double) -> Double = { tf.encode($0) }
         switch tf {
-        case .linear: return FastCurve(exponent: 1, toeEnd: 0, toeSlope: 1, identity: true, exact: { $0 })
-        case .sRGB: return FastCurve(exponent: 1 / 2.4, outScale: 1.055, outOffset: -0.055, toeEnd: 0.0031308, toeSlope: 12.92,
-                                     exact: { TransferFunction.sRGB.encode($0) })
-        case .gamma(let g): return FastCurve(exponent: 1 / g, toeEnd: 0, toeSlope: 0, exact: { TransferFunction.gamma(g).encode($0) })
+        case .linear: return FastCurve(exponent: 1, toeEnd: 0, toeSlope: 1, identity: true, exact: exact)
+        case .sRGB: return FastCurve(exponent: 1 / 2.4, outScale: 1.055, outOffset: -0.055, toeEnd: 0.0031308, toeSlope: 12.92, exact: exact)
+        case .gamma(let g): return FastCurve(exponent: 1 / g, toeEnd: 0, toeSlope: 0, exact: exact)
         }
     }
 
     public static func decoder(_ tf: TransferFunction) -> FastCurve {
+        let exact: @Sendable (Double) -> Double = { tf.decode($0) }
         switch tf {
-        case .linear: return FastCurve(exponent: 1, toeEnd: 0, toeSlope: 1, identity: true, exact: { $0 })
-        case .sRGB: return FastCurve(exponent: 2.4, inScale: 1 / 1.055, inOffset: 0.055 / 1.055, toeEnd: 0.04045, toeSlope: 1 / 12.92,
-                                     exact: { TransferFunction.sRGB.decode($0) })
-        case .gamma(let g): return FastCurve(exponent: g, toeEnd: 0, toeSlope: 0, exact: { TransferFunction.gamma(g).decode($0) })
+        case .linear: return FastCurve(exponent: 1, toeEnd: 0, toeSlope: 1, identity: true, exact: exact)
+        case .sRGB: return FastCurve(exponent: 2.4, inScale: 1 / 1.055, inOffset: 0.055 / 1.055, toeEnd: 0.04045, toeSlope: 1 / 12.92, exact: exact)
+        case .gamma(let g): return FastCurve(exponent: g, toeEnd: 0, toeSlope: 0, exact: exact)
         }
     }
 
@@ -105,7 +105,7 @@ public struct FastCurve: @unchecked Sendable {
             var start = 0
             while start < count {
                 start += lw_curve_apply(c, values + start, count - start)
-                // A group of eight holding a value beyond the table: one value at a time.
+                // Stopped at a value beyond the table (or its group of eight): those one at a time.
                 let end = min(start + 8, count)
                 for i in start..<end { values[i] = evaluate(values[i], c) }
                 start = end

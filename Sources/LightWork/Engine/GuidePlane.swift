@@ -4,15 +4,12 @@ import Foundation
 /// the frame, so a grid ~512 cells on the long edge carries all of it) and upsampled bilinearly: each grid
 /// row is interpolated across the image width once, and a band's rows are blends of two of those.
 /// Built from a `GuideAccumulator`'s cell means in a fixed order, so it is identical for any thread count.
-struct GuidePlane: @unchecked Sendable {
-    let gridWidth: Int
+struct GuidePlane: Sendable {
     let gridHeight: Int
     /// Full-resolution pixels per grid cell along each axis.
     let factor: Int
-    let values: [Float]
     let imageWidth: Int
-    let imageHeight: Int
-    /// `gridHeight × imageWidth`: each grid row linearly interpolated at the image's pixel centres.
+    /// `gridHeight × imageWidth`: each blurred grid row linearly interpolated at the image's pixel centres.
     private let wideRows: [Float]
 
     static let gridLongEdge = 512
@@ -26,14 +23,13 @@ struct GuidePlane: @unchecked Sendable {
     /// Gaussian-like radius of `radiusFraction × long edge`.
     init(cellMeans: [Float], imageWidth w: Int, imageHeight h: Int, radiusFraction: Double) {
         let f = GuidePlane.factor(width: w, height: h)
+        let gridWidth = (w + f - 1) / f
         factor = f
-        gridWidth = (w + f - 1) / f
         gridHeight = (h + f - 1) / f
         imageWidth = w
-        imageHeight = h
         precondition(cellMeans.count == gridWidth * gridHeight)
         let radius = radiusFraction * Double(max(w, h)) / Double(f)
-        values = GuidePlane.gaussianApproximation(cellMeans, width: gridWidth, height: gridHeight, radius: radius)
+        let values = GuidePlane.gaussianApproximation(cellMeans, width: gridWidth, height: gridHeight, radius: radius)
         // Sample positions: pixel centre x + 0.5 in grid units, minus the half cell to the grid sample centres.
         var weight = [Float](repeating: 0, count: w)
         var left = [Int](repeating: 0, count: w)

@@ -27,8 +27,11 @@ public struct LUT3D: Sendable, Hashable {
     /// A name from the file (`TITLE`), if any.
     public var title: String?
     /// The table with each entry padded to four floats (R, G, B, 0), for the AVX2 kernel's one 16-byte load a
-    /// corner; empty above 64³, where the padding would cost more memory than it saves time.
+    /// corner; empty above `paddedSizeLimit`³.
     let paddedTable: [Float]
+    /// The largest lattice padded: covers the usual 17³, 33³ and 65³ exports (65³ adds 4.4 MB); beyond it
+    /// the copy would cost more memory than it saves time.
+    static let paddedSizeLimit = 65
 
     /// A table as given; throws when the size, entry count or domain is impossible.
     public init(size: Int, table: [Float], domainMin: SIMD3<Float> = .zero, domainMax: SIMD3<Float> = .one,
@@ -46,7 +49,7 @@ public struct LUT3D: Sendable, Hashable {
         }
         self.size = size
         self.table = table
-        paddedTable = size > 64 ? [] : (0..<(4 * size * size * size)).map { $0 % 4 == 3 ? 0 : table[3 * ($0 / 4) + $0 % 4] }
+        paddedTable = size > LUT3D.paddedSizeLimit ? [] : (0..<(4 * size * size * size)).map { $0 % 4 == 3 ? 0 : table[3 * ($0 / 4) + $0 % 4] }
         self.domainMin = domainMin
         self.domainMax = domainMax
         self.title = title
