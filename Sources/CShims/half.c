@@ -62,6 +62,8 @@ int lw_half_uses_f16c(void) {
     return has_f16c;
 }
 
+void lw_half_force_software(int on) { has_f16c = on ? 0 : -1; }
+
 void lw_half_to_float(const uint16_t *src, float *dst, size_t n) {
     if (lw_half_uses_f16c()) { half_to_float_f16c(src, dst, n); return; }
     for (size_t i = 0; i < n; i++) dst[i] = half_to_float_sw(src[i]);
@@ -164,4 +166,42 @@ void lw_planar_to_rgba_half(const float *r, const float *g, const float *b, cons
         }
         lw_float_to_half(tmp, dst + base * 4, n * 4);
     }
+}
+
+// Cell sums along one row. Both paths add in the same order: a cell's even and odd pixels apart (the two
+// halves of an AVX register), then the two sums, then an odd last pixel, so they give the same bits.
+__attribute__((target("f16c,avx")))
+static void cell_sums_f16c(const uint16_t *row, size_t width, size_t factor, float *sums) {
+    for (size_t x0 = 0; x0 < width; x0 += factor, sums += 4) {
+        size_t n = width - x0 < factor ? width - x0 : factor, k = 0;
+        const uint16_t *p = row + 4 * x0;
+        __m256 acc = _mm256_setzero_ps();
+        for (; k + 2 <= n; k += 2) acc = _mm256_add_ps(acc, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p + 4 * k))));
+        __m128 s = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
+        if (k < n) s = _mm_add_ps(s, _mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)(p + 4 * k))));
+        _mm_storeu_ps(sums, _mm_add_ps(_mm_loadu_ps(sums), s));
+    }
+}
+
+static void cell_sums_sw(const uint16_t *row, size_t width, size_t factor, float *sums) {
+    for (size_t x0 = 0; x0 < width; x0 += factor, sums += 4) {
+        size_t n = width - x0 < factor ? width - x0 : factor, k = 0;
+        const uint16_t *p = row + 4 * x0;
+        float even[4] = {0, 0, 0, 0}, odd[4] = {0, 0, 0, 0};
+        for (; k + 2 <= n; k += 2)
+            for (int c = 0; c < 4; c++) {
+                even[c] += half_to_float_sw(p[4 * k + c]);
+                odd[c] += half_to_float_sw(p[4 * k + 4 + c]);
+            }
+        for (int c = 0; c < 4; c++) {
+            float s = even[c] + odd[c];
+            if (k < n) s += half_to_float_sw(p[4 * k + c]);
+            sums[c] += s;
+        }
+    }
+}
+
+void lw_rgba_half_add_cell_sums(const uint16_t *row, size_t width, size_t factor, float *sums) {
+    if (lw_half_uses_f16c()) cell_sums_f16c(row, width, factor, sums);
+    else cell_sums_sw(row, width, factor, sums);
 }

@@ -32,12 +32,14 @@ enum FilterTestSupport {
     }
 
     /// A copy of `image` after `filters`, rendered in place with `threads` engine threads.
-    static func applied(_ filters: [any Filter], to image: WorkingImage, seed: UInt64 = 42, threads: Int? = nil) -> WorkingImage {
+    static func applied(_ filters: [any Filter], to image: WorkingImage, seed: UInt64 = 42, threads: Int? = nil,
+                        keepFinalSpace: Bool = false) -> WorkingImage {
         let saved = Parallel.threads
         if let threads { Parallel.threads = threads }
         defer { Parallel.threads = saved }
         let out = image.copy()
-        Renderer(chain: filters).apply(to: out, context: RenderContext(width: image.width, height: image.height, seed: seed))
+        Renderer(chain: filters).apply(to: out, context: RenderContext(width: image.width, height: image.height, seed: seed),
+                                       keepFinalSpace: keepFinalSpace)
         return out
     }
 

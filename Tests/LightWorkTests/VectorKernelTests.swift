@@ -71,6 +71,34 @@ final class VectorKernelTests: XCTestCase {
         }
     }
 
+    /// The guide grid's cell sums: F16C and software conversion add in the same order, so they agree bit for bit,
+    /// and both agree with a Double sum of the same halves within float rounding (cells of 12, odd 7 and a ragged last one).
+    func testCellSumsGiveTheSameBitsWithAndWithoutF16C() {
+        let width = 101
+        var floats = values(4 * width, in: -0.2...1.5, seed: 11)
+        floats[5] = 65504
+        var halves = [UInt16](repeating: 0, count: floats.count)
+        lw_float_to_half(floats, &halves, floats.count)
+        var exact = [Float](repeating: 0, count: floats.count)
+        lw_half_to_float(halves, &exact, exact.count)
+        for factor in [1, 2, 7, 12, 101, 150] {
+            let cells = (width + factor - 1) / factor
+            var hardware = [Float](repeating: 0.25, count: 4 * cells), software = hardware
+            lw_rgba_half_add_cell_sums(halves, width, factor, &hardware)
+            lw_half_force_software(1)
+            lw_rgba_half_add_cell_sums(halves, width, factor, &software)
+            lw_half_force_software(0)
+            XCTAssertEqual(hardware.map(\.bitPattern), software.map(\.bitPattern), "factor \(factor)")
+            for cell in 0..<cells {
+                for c in 0..<4 {
+                    var sum = 0.25
+                    for x in (cell * factor)..<min(width, cell * factor + factor) { sum += Double(exact[4 * x + c]) }
+                    XCTAssertEqual(Double(hardware[4 * cell + c]), sum, accuracy: abs(sum) * 1e-6 + 1e-6, "factor \(factor) cell \(cell)")
+                }
+            }
+        }
+    }
+
     func testCurveKeepsSignsZeroInfinityAndMapsNaNToZero() {
         let curve = FastCurve.encoder(.sRGB)
         var v: [Float] = [0, -0.0, .infinity, -.infinity, .nan, 0.5, -0.5] + [Float](repeating: 0.25, count: 9)

@@ -1,16 +1,20 @@
 import Foundation
 
 /// A blurred luminance of a whole image, kept at reduced resolution (the blur radius is a fraction of
-/// the frame, so a grid ~512 cells on the long edge carries all of it) and upsampled bilinearly: each grid
-/// row is interpolated across the image width once, and a band's rows are blends of two of those.
-/// Built from a `GuideAccumulator`'s cell means in a fixed order, so it is identical for any thread count.
+/// the frame, so a grid ~512 cells on the long edge carries all of it) and upsampled bilinearly: a grid
+/// row is interpolated across the image width when a band first needs it (kept per worker in a
+/// `GuideRowCache`), and a band's rows are blends of two of those.
+/// Built from a `GuideGrid`'s luma in a fixed order, so it is identical for any thread count.
 struct GuidePlane: Sendable {
+    let gridWidth: Int
     let gridHeight: Int
     /// Full-resolution pixels per grid cell along each axis.
     let factor: Int
     let imageWidth: Int
-    /// `gridHeight × imageWidth`: each blurred grid row linearly interpolated at the image's pixel centres.
-    private let wideRows: [Float]
+    /// The blurred grid itself (`gridWidth × gridHeight`): the guide as the reduced copy sees it.
+    let grid: [Float]
+    /// Per image column: the grid cell to the left of the pixel centre, the one to its right, and the weight of the right one.
+    private let left: [Int], right: [Int], weight: [Float]
 
     static let gridLongEdge = 512
 
@@ -23,30 +27,25 @@ struct GuidePlane: Sendable {
     /// Gaussian-like radius of `radiusFraction × long edge`.
     init(cellMeans: [Float], imageWidth w: Int, imageHeight h: Int, radiusFraction: Double) {
         let f = GuidePlane.factor(width: w, height: h)
-        let gridWidth = (w + f - 1) / f
+        let gw = (w + f - 1) / f
         factor = f
+        gridWidth = gw
         gridHeight = (h + f - 1) / f
         imageWidth = w
-        precondition(cellMeans.count == gridWidth * gridHeight)
+        precondition(cellMeans.count == gw * gridHeight)
         let radius = radiusFraction * Double(max(w, h)) / Double(f)
-        let values = GuidePlane.gaussianApproximation(cellMeans, width: gridWidth, height: gridHeight, radius: radius)
+        grid = GuidePlane.gaussianApproximation(cellMeans, width: gw, height: gridHeight, radius: radius)
         // Sample positions: pixel centre x + 0.5 in grid units, minus the half cell to the grid sample centres.
         var weight = [Float](repeating: 0, count: w)
         var left = [Int](repeating: 0, count: w)
         for x in 0..<w {
             let gxf = max(0, (Float(x) + 0.5) / Float(f) - 0.5)
-            left[x] = min(Int(gxf), gridWidth - 1)
+            left[x] = min(Int(gxf), gw - 1)
             weight[x] = gxf - Float(left[x])
         }
-        var wide = [Float](repeating: 0, count: gridHeight * w)
-        for gy in 0..<gridHeight {
-            let row = gy * gridWidth
-            for x in 0..<w {
-                let a = values[row + left[x]], b = values[row + min(left[x] + 1, gridWidth - 1)]
-                wide[gy * w + x] = a + weight[x] * (b - a)
-            }
-        }
-        wideRows = wide
+        self.left = left
+        right = left.map { min($0 + 1, gw - 1) }
+        self.weight = weight
     }
 
     /// Three box blurs per axis approximate a Gaussian of standard deviation `radius`.
@@ -62,45 +61,97 @@ struct GuidePlane: Sendable {
         return a
     }
 
-    /// Box blur along rows with edge clamping.
+    /// Box blur along rows with edge clamping (rows in parallel).
     private static func boxBlurRows(_ src: [Float], into dst: inout [Float], width: Int, height: Int, r: Int) {
         let norm = 1 / Float(2 * r + 1)
-        for y in 0..<height {
-            let row = y * width
-            var acc: Float = 0
-            for k in -r...r { acc += src[row + min(max(k, 0), width - 1)] }
-            for x in 0..<width {
-                dst[row + x] = acc * norm
-                acc += src[row + min(x + r + 1, width - 1)] - src[row + max(x - r, 0)]
+        dst.withUnsafeMutableBufferPointer { d in
+            let out = UncheckedSendable(d.baseAddress!)
+            src.withUnsafeBufferPointer { s in
+                let input = UncheckedSendable(s.baseAddress!)
+                Parallel.forEach(height) { y in
+                    let src = input.value + y * width, dst = out.value + y * width
+                    var acc: Float = 0
+                    for k in -r...r { acc += src[min(max(k, 0), width - 1)] }
+                    for x in 0..<width {
+                        dst[x] = acc * norm
+                        acc += src[min(x + r + 1, width - 1)] - src[max(x - r, 0)]
+                    }
+                }
             }
         }
     }
 
-    /// Box blur along columns with edge clamping.
+    /// Box blur along columns with edge clamping: every column's running sum advanced one row at a time, so the
+    /// loop over columns vectorises (each column still adds in the same order).
     private static func boxBlurColumns(_ src: [Float], into dst: inout [Float], width: Int, height: Int, r: Int) {
         let norm = 1 / Float(2 * r + 1)
-        for x in 0..<width {
-            var acc: Float = 0
-            for k in -r...r { acc += src[min(max(k, 0), height - 1) * width + x] }
-            for y in 0..<height {
-                dst[y * width + x] = acc * norm
-                acc += src[min(y + r + 1, height - 1) * width + x] - src[max(y - r, 0) * width + x]
+        var acc = [Float](repeating: 0, count: width)
+        src.withUnsafeBufferPointer { s in
+            dst.withUnsafeMutableBufferPointer { d in
+                acc.withUnsafeMutableBufferPointer { a in
+                    let src = s.baseAddress!, dst = d.baseAddress!, acc = a.baseAddress!
+                    for k in -r...r {
+                        let line = src + min(max(k, 0), height - 1) * width
+                        for x in 0..<width { acc[x] += line[x] }
+                    }
+                    for y in 0..<height {
+                        let o = dst + y * width
+                        let entering = src + min(y + r + 1, height - 1) * width, leaving = src + max(y - r, 0) * width
+                        for x in 0..<width {
+                            o[x] = acc[x] * norm
+                            acc[x] += entering[x] - leaving[x]
+                        }
+                    }
+                }
             }
         }
     }
 
-    /// Fills `out` (rows × imageWidth) with the plane bilinearly sampled at full-resolution pixel centres.
-    func sample(y0: Int, rows: Int, into out: UnsafeMutablePointer<Float>) {
-        let w = imageWidth, f = Float(factor)
-        wideRows.withUnsafeBufferPointer { v in
-            for row in 0..<rows {
-                let gyf = max(0, (Float(y0 + row) + 0.5) / f - 0.5)
-                let gy0 = min(Int(gyf), gridHeight - 1), gy1 = min(gy0 + 1, gridHeight - 1)
-                let ty = gyf - Float(gy0)
-                let top = v.baseAddress! + gy0 * w, bottom = v.baseAddress! + gy1 * w
-                let o = out + row * w
-                for x in 0..<w { o[x] = top[x] + ty * (bottom[x] - top[x]) }
-            }
+    /// Grid row `gy` linearly interpolated at the image's pixel centres, into `out` (imageWidth floats).
+    private func wideRow(_ gy: Int, into out: UnsafeMutablePointer<Float>) {
+        let row = gy * gridWidth
+        for x in 0..<imageWidth {
+            let a = grid[row + left[x]], b = grid[row + right[x]]
+            out[x] = a + weight[x] * (b - a)
         }
+    }
+
+    /// Fills `out` (rows × imageWidth) with the plane bilinearly sampled at full-resolution pixel centres;
+    /// `cache` is the calling worker's (consecutive bands reuse its interpolated grid rows).
+    func sample(y0: Int, rows: Int, into out: UnsafeMutablePointer<Float>, cache: GuideRowCache) {
+        let w = imageWidth, f = Float(factor)
+        for row in 0..<rows {
+            let gyf = max(0, (Float(y0 + row) + 0.5) / f - 0.5)
+            let gy0 = min(Int(gyf), gridHeight - 1), gy1 = min(gy0 + 1, gridHeight - 1)
+            let ty = gyf - Float(gy0)
+            let (top, bottom) = cache.rows(gy0, gy1) { wideRow($0, into: $1) }
+            let o = out + row * w
+            for x in 0..<w { o[x] = top[x] + ty * (bottom[x] - top[x]) }
+        }
+    }
+}
+
+/// One worker's two most recent interpolated grid rows of one `GuidePlane`.
+final class GuideRowCache {
+    private var keys = (-1, -1)
+    private let slots: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>)
+
+    init(width: Int) {
+        slots = (.allocate(capacity: width), .allocate(capacity: width))
+    }
+
+    deinit { slots.0.deallocate(); slots.1.deallocate() }
+
+    /// Rows `a` and `b`, filled by `fill(row, into)` when not already held.
+    func rows(_ a: Int, _ b: Int, fill: (Int, UnsafeMutablePointer<Float>) -> Void) -> (UnsafePointer<Float>, UnsafePointer<Float>) {
+        func slot(_ k: Int, keeping other: Int) -> UnsafeMutablePointer<Float> {
+            if keys.0 == k { return slots.0 }
+            if keys.1 == k { return slots.1 }
+            // Refill the slot that does not hold the other row needed now.
+            if keys.0 != other { keys.0 = k; fill(k, slots.0); return slots.0 }
+            keys.1 = k; fill(k, slots.1); return slots.1
+        }
+        let top = slot(a, keeping: b)
+        return (UnsafePointer(top), UnsafePointer(slot(b, keeping: a)))
     }
 }

@@ -2,13 +2,11 @@ import Foundation
 
 /// Runs a chain of filters over a WorkingImage: the *how* to the filters' *what*.
 ///
-/// The chain is cut into passes at every filter that needs a blurred guide (clarity), since the guide is
-/// a blur of the whole image as that filter receives it. Inside a pass consecutive filters are fused into
-/// one sweep over bands of rows, with domain conversions only where the domain changes. A pass that
-/// precedes a guided filter leaves its result in that filter's domain and collects the guide's
-/// luminance while its bands are in cache, so a guide costs no pass of its own (only a chain that
-/// starts with a guided filter reads the image once just for it). The last pass also performs the
-/// output transform, so a neutral recipe costs a single sweep from half floats to output samples.
+/// The whole chain is one sweep over bands of rows: each band is loaded from half floats once, every filter
+/// runs on it after a conversion into its domain (only where the domain changes), and the band is stored
+/// or handed to the output transform, so a neutral recipe costs a single sweep from half floats to output
+/// samples. Guided filters (clarity) get their blurred luminance from a reduced copy of the image run
+/// through the chain's prefix (`guides(for:context:)`), which costs one read of the image for all guides.
 public struct Renderer: Sendable {
     /// The active (non-neutral) filters, in chain order.
     public let filters: [any Filter]
@@ -18,10 +16,10 @@ public struct Renderer: Sendable {
     }
 
     /// Rows per band: about 8k pixels (a single row of a 24 MP frame), so the band's planes stay in the L2
-    /// cache while each filter of the pass sweeps them; per-band tables are memoised (`ThreadTables`).
+    /// cache while each filter sweeps them; per-band tables are memoised (`ThreadTables`).
     static func bandRows(width: Int) -> Int { max(1, 8192 / max(1, width)) }
 
-    /// Applies the chain and converts to the output; `image` is left in an unspecified state.
+    /// Applies the chain and converts to the output; `image` itself is not modified.
     public func render(_ image: WorkingImage, context: RenderContext, output spec: OutputSpec) -> EncodedPixels {
         let output = OutputTransform(input: finalSpace(storage: image.space), space: spec.space, depth: spec.depth,
                                      hasAlpha: image.hasAlpha, keepAlpha: spec.keepAlpha, background: spec.background)
@@ -57,102 +55,79 @@ public struct Renderer: Sendable {
         }
     }
 
-    /// One sweep over the image.
-    struct Pass {
-        /// Filters in order; empty for a guide-only pass or a neutral render.
-        var filters: [any Filter]
-        /// Whether the result is written back (false for a pass that only collects a guide).
-        var writes: Bool
-        /// The guided filter that starts the next pass: this pass collects its guide in its domain.
-        var nextGuided: (any Filter)?
+    /// The blurred luminance each guided filter sees (nil for the others), in chain order.
+    ///
+    /// A guide is a blur of the whole image as its filter receives it, so computing it at full resolution
+    /// would cost one sweep of the image per guided filter. Since the blur is wide (a fraction of the frame),
+    /// the engine instead reduces the image once to the guide grid (cell means) and runs the chain's prefix
+    /// over that small copy: each guided filter's guide is the blurred luma of the prefix's result there,
+    /// and the filter is applied to the copy with it before the prefix goes on. Like darktable's preview
+    /// pipe, this approximates "blur of the filtered image" by "filtered blur of the image"; the two differ
+    /// only where a nonlinear filter meets detail finer than a grid cell (a few pixels), well inside the blur.
+    func guides(for image: WorkingImage, context: RenderContext) -> [GuidePlane?] {
+        guard let last = filters.lastIndex(where: { $0.guideRadius != nil }) else {
+            return Array(repeating: nil, count: filters.count)
+        }
+        let grid = GuideGrid(image)
+        let gridContext = RenderContext(width: grid.width, height: grid.height, seed: context.seed)
+        var planes: [GuidePlane?] = []
+        var current = image.space
+        for (k, f) in filters.enumerated() {
+            let target = Renderer.space(for: f.domain, storage: image.space)
+            SpaceConversion(from: current, to: target).apply(r: grid.r, g: grid.g, b: grid.b, count: grid.count)
+            current = target
+            guard let radius = f.guideRadius else {
+                planes.append(nil)
+                if k < last { f.apply(grid.band(guide: nil), gridContext) }
+                continue
+            }
+            let plane = GuidePlane(cellMeans: grid.luma(), imageWidth: image.width, imageHeight: image.height, radiusFraction: radius)
+            planes.append(plane)
+            if k < last {
+                plane.grid.withUnsafeBufferPointer { f.apply(grid.band(guide: $0.baseAddress!), gridContext) }
+            }
+        }
+        return planes
     }
 
-    /// The passes for this chain: cut before every guided filter that does not start the chain, plus a
-    /// read-only pass for the guide when the very first filter is guided.
-    func passes() -> [Pass] {
-        var segments: [[any Filter]] = [[]]
-        for f in filters {
-            if f.guideRadius != nil && !segments[segments.count - 1].isEmpty { segments.append([]) }
-            segments[segments.count - 1].append(f)
-        }
-        var out: [Pass] = []
-        if let first = filters.first, first.guideRadius != nil {
-            out.append(Pass(filters: [], writes: false, nextGuided: first))
-        }
-        for (i, segment) in segments.enumerated() {
-            out.append(Pass(filters: segment, writes: true, nextGuided: i + 1 < segments.count ? segments[i + 1][0] : nil))
-        }
-        return out
-    }
-
-    /// Runs every pass. With `finish` nil the last pass stores its result in the image's own space;
-    /// otherwise `finish` receives each band in the space of the last filter and the image keeps whatever
-    /// intermediate values the earlier passes stored (with `image.space` saying which).
+    /// The one sweep over the image: per band, load, then each filter after a conversion into its domain (a
+    /// guided filter after sampling its guide), the conversion back to the storage space (or none when the
+    /// result stays in the last filter's domain), then store, or hand the band to `finish` (the image is then
+    /// left as it was).
     private func execute(_ image: WorkingImage, _ context: RenderContext, finish: ((PixelBand) -> Void)?, keepFinalSpace: Bool = false) {
         let original = image.space
         let w = image.width, h = image.height
         let rowsPerBand = Renderer.bandRows(width: w)
-        let passes = self.passes()
         let scratch = (0..<Parallel.threads).map { _ in BandScratch(capacity: rowsPerBand * w) }
-        var guide: GuidePlane?
-        for (k, pass) in passes.enumerated() {
-            let last = k == passes.count - 1
-            let accumulator = pass.nextGuided.map { _ in GuideAccumulator(width: w, height: h) }
-            // Where this pass leaves its values: the next guided filter's domain, the image's own space, or
-            // (rendering) the last filter's domain, handed to the output transform.
-            let end: WorkingSpace?
-            if let next = pass.nextGuided {
-                end = Renderer.space(for: next.domain, storage: original)
-            } else {
-                end = last && (finish != nil || keepFinalSpace) ? nil : original
-            }
-            run(pass, image, context, original: original, guide: guide, end: end, accumulator: accumulator,
-                finish: last ? finish : nil, scratch: scratch, rowsPerBand: rowsPerBand)
-            if pass.writes, let end { image.space = end }
-            if last && keepFinalSpace { image.space = finalSpace(storage: original) }
-            if let radius = pass.nextGuided?.guideRadius, let accumulator {
-                guide = accumulator.plane(radiusFraction: radius)
-            } else {
-                guide = nil
-            }
-        }
-    }
-
-    /// One fused sweep: load, upsample the guide for a guided first filter, the filters (each after a
-    /// conversion into its domain), the conversion to `end`, guide collection, then store or `finish`.
-    private func run(_ pass: Pass, _ image: WorkingImage, _ context: RenderContext, original: WorkingSpace,
-                     guide: GuidePlane?, end: WorkingSpace?, accumulator: GuideAccumulator?,
-                     finish: ((PixelBand) -> Void)?, scratch: [BandScratch], rowsPerBand: Int) {
-        var steps: [(SpaceConversion, any Filter)] = []
-        var current = image.space
-        for f in pass.filters {
+        var steps: [(SpaceConversion, any Filter, GuidePlane?)] = []
+        var current = original
+        for (f, guide) in zip(filters, guides(for: image, context: context)) {
             let target = Renderer.space(for: f.domain, storage: original)
-            steps.append((SpaceConversion(from: current, to: target), f))
+            steps.append((SpaceConversion(from: current, to: target), f, guide))
             current = target
         }
-        let tail = SpaceConversion(from: current, to: end ?? current)
-        let sampledGuide = pass.filters.first?.guideRadius != nil ? guide : nil
-        let w = image.width, h = image.height
+        let keepsLastDomain = finish != nil || keepFinalSpace
+        let tail = SpaceConversion(from: current, to: keepsLastDomain ? current : original)
         let bandCount = (h + rowsPerBand - 1) / rowsPerBand
+        let rowCaches = scratch.map { _ in steps.map { $0.2 == nil ? nil : GuideRowCache(width: w) } }
         let finishBox = UncheckedSendable(finish)
         Parallel.forEach(bandCount, workers: scratch.count) { worker, index in
             let s = scratch[worker]
             let y0 = index * rowsPerBand, rows = min(rowsPerBand, h - y0)
             BandIO.load(image, y0: y0, rows: rows, into: s)
-            if let sampledGuide { sampledGuide.sample(y0: y0, rows: rows, into: s.guide) }
-            let band = s.band(y0: y0, rows: rows, width: w, withGuide: sampledGuide != nil)
-            for (conversion, filter) in steps {
-                conversion.apply(r: band.r, g: band.g, b: band.b, count: band.count)
-                filter.apply(band, context)
+            for (k, (conversion, filter, guide)) in steps.enumerated() {
+                conversion.apply(r: s.r, g: s.g, b: s.b, count: rows * w)
+                // One guide buffer serves every guided filter in turn.
+                if let guide, let cache = rowCaches[worker][k] { guide.sample(y0: y0, rows: rows, into: s.guide, cache: cache) }
+                filter.apply(s.band(y0: y0, rows: rows, width: w, withGuide: guide != nil), context)
             }
-            tail.apply(r: band.r, g: band.g, b: band.b, count: band.count)
-            // The guide plane has served its filter: its memory now takes the luma for the next guide.
-            accumulator?.add(band, luma: s.guide)
+            tail.apply(r: s.r, g: s.g, b: s.b, count: rows * w)
             if let finish = finishBox.value {
-                finish(band)
-            } else if pass.writes {
+                finish(s.band(y0: y0, rows: rows, width: w, withGuide: false))
+            } else {
                 BandIO.store(s, y0: y0, rows: rows, into: image)
             }
         }
+        if keepFinalSpace { image.space = current }
     }
 }

@@ -19,7 +19,9 @@ public protocol Filter: Sendable {
     /// The domain `apply` expects.
     var domain: FilterDomain { get }
     /// When non-nil, the engine computes a blurred luminance of the filter's input with this radius,
-    /// given as a fraction of the image's long edge (so the result is resolution independent).
+    /// given as a fraction of the image's long edge (so the result is resolution independent), from a
+    /// reduced copy of the image run through the chain up to this filter. `apply` may then also be called
+    /// on that reduced copy (a band the size of the guide grid), so the next guide sees this filter's effect.
     var guideRadius: Double? { get }
     /// Transforms one band in place.
     func apply(_ band: PixelBand, _ context: RenderContext)

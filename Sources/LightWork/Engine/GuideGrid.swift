@@ -1,0 +1,52 @@
+import CShims
+
+/// The image reduced to the guide grid: the mean colour of every `factor × factor` cell, as planar Float32 in
+/// the image's storage space. The engine runs the chain's prefix over this small copy to build each guided
+/// filter's blurred luminance (see `Renderer`), so the full-resolution image is swept once, not once per guide.
+/// Each grid row is summed by one worker in a fixed order, so the means never depend on the thread count.
+final class GuideGrid: @unchecked Sendable {
+    let factor: Int
+    let width: Int
+    let height: Int
+    /// `width × height` planes (R, G, B, A).
+    let r, g, b, a: UnsafeMutablePointer<Float>
+
+    init(_ image: WorkingImage) {
+        let w = image.width, h = image.height
+        let f = GuidePlane.factor(width: w, height: h)
+        factor = f
+        width = (w + f - 1) / f
+        height = (h + f - 1) / f
+        let gw = width, n = width * height
+        let all = UnsafeMutablePointer<Float>.allocate(capacity: 4 * n)
+        all.initialize(repeating: 0, count: 4 * n)
+        r = all; g = all + n; b = all + 2 * n; a = all + 3 * n
+        let planes = UncheckedSendable((r, g, b, a))
+        Parallel.forEach(height) { gy in
+            let rows = min(f, h - gy * f)
+            // RGBA sums per cell, added image row by image row in order.
+            var sums = [Float](repeating: 0, count: 4 * gw)
+            for y in (gy * f)..<(gy * f + rows) { lw_rgba_half_add_cell_sums(image.row(y), w, f, &sums) }
+            let (r, g, b, a) = planes.value
+            for gx in 0..<gw {
+                let count = Float(min(f, w - gx * f) * rows), i = gy * gw + gx
+                r[i] = sums[4 * gx] / count; g[i] = sums[4 * gx + 1] / count
+                b[i] = sums[4 * gx + 2] / count; a[i] = sums[4 * gx + 3] / count
+            }
+        }
+    }
+
+    deinit { r.deallocate() }
+
+    var count: Int { width * height }
+
+    /// The whole grid as one band (for the chain's prefix).
+    func band(guide: UnsafePointer<Float>?) -> PixelBand {
+        PixelBand(r: r, g: g, b: b, a: a, guide: guide, y0: 0, rows: height, width: width)
+    }
+
+    /// Rec. 709 luma of each cell (of the values the planes hold now).
+    func luma() -> [Float] {
+        (0..<count).map { 0.2126 * r[$0] + 0.7152 * g[$0] + 0.0722 * b[$0] }
+    }
+}
