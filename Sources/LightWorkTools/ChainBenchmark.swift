@@ -21,7 +21,7 @@ public enum ChainBenchmark {
     /// times the thread count, i.e. the throughput the same work reaches on otherwise idle cores.
     public static func run(width: Int, height: Int, repeats: Int = 5) -> String {
         let look = FilmLookDesign.all[0]
-        let chain = FilterChain.build(values: values, look: look.lut(size: 33), strength: 0.8)
+        let chain = FilterChain.build(values: values, look: look.lut(size: Int(ProcessInfo.processInfo.environment["LW_LUTSIZE"] ?? "") ?? 33), strength: 0.8)
         let renderer = Renderer(chain: chain)
         let context = RenderContext(width: width, height: height, seed: 0x5eed)
         let mp = Double(width * height) / 1e6
@@ -51,7 +51,7 @@ public enum ChainBenchmark {
     /// (brightness on a RAW one), next to a do-nothing filter in each domain (the pass's own load/convert/store cost).
     public static func breakdown(width: Int, height: Int, repeats: Int = 2) -> String {
         let look = FilmLookDesign.all[0]
-        let chain = Renderer(chain: FilterChain.build(values: values, look: look.lut(size: 33), strength: 0.8)).filters
+        let chain = Renderer(chain: FilterChain.build(values: values, look: look.lut(size: Int(ProcessInfo.processInfo.environment["LW_LUTSIZE"] ?? "") ?? 33), strength: 0.8)).filters
         let context = RenderContext(width: width, height: height, seed: 0x5eed)
         let pixels = Double(width * height)
         let images = [WorkingSpace.rawLinear, .deviceRGB].map { syntheticImage(width: width, height: height, space: $0) }
@@ -75,7 +75,7 @@ public enum ChainBenchmark {
     /// are as warm as in a render.
     public static func kernels(width: Int, height: Int, repeats: Int = 5) -> String {
         let look = FilmLookDesign.all[0]
-        let chain = Renderer(chain: FilterChain.build(values: values, look: look.lut(size: 33), strength: 0.8)).filters
+        let chain = Renderer(chain: FilterChain.build(values: values, look: look.lut(size: Int(ProcessInfo.processInfo.environment["LW_LUTSIZE"] ?? "") ?? 33), strength: 0.8)).filters
         let context = RenderContext(width: width, height: height, seed: 0x5eed)
         let source = syntheticImage(width: width, height: height, space: .deviceRGB)
         let planes = (0..<5).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: width) }

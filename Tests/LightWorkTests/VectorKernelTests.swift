@@ -99,6 +99,39 @@ final class VectorKernelTests: XCTestCase {
         }
     }
 
+    /// Decoding while loading (the engine's first conversion out of an encoded space) gives the bits of loading
+    /// and then running the curve, on both the AVX2 and the portable path, for every half value including NaN and ∞.
+    func testLoadingThroughTheHalfTableEqualsLoadingThenTheCurve() {
+        let curve = FastCurve.decoder(.sRGB)
+        let table = curve.halfTable()
+        // Every half bit pattern once as R, G and B (rotated), alpha from the same patterns, 21846 pixels (a ragged tail).
+        let count = 21846
+        var pixels = [UInt16](repeating: 0, count: 4 * count)
+        for i in 0..<count {
+            for c in 0..<4 { pixels[4 * i + c] = UInt16(truncatingIfNeeded: 3 * i + c * 7919) }
+        }
+        var r = [Float](repeating: 0, count: count), g = r, b = r, a = r
+        lw_rgba_half_to_planar(pixels, &r, &g, &b, &a, count)
+        for plane in [0, 1, 2] {
+            switch plane {
+            case 0: curve.apply(&r, count: count)
+            case 1: curve.apply(&g, count: count)
+            default: curve.apply(&b, count: count)
+            }
+        }
+        for software in [false, true] {
+            var mr = [Float](repeating: 1, count: count), mg = mr, mb = mr, ma = mr
+            lw_half_force_software(software ? 1 : 0)
+            lw_rgba_half_to_planar_mapped(pixels, table, &mr, &mg, &mb, &ma, count)
+            lw_half_force_software(0)
+            for (label, x, y) in [("R", mr, r), ("G", mg, g), ("B", mb, b), ("A", ma, a)] {
+                // NaN payloads may differ between F16C and the software conversion (quieting); NaN must stay NaN.
+                let differing = zip(x, y).filter { $0.bitPattern != $1.bitPattern && !($0.isNaN && $1.isNaN) }.count
+                XCTAssertEqual(differing, 0, "\(label), software \(software)")
+            }
+        }
+    }
+
     func testCurveKeepsSignsZeroInfinityAndMapsNaNToZero() {
         let curve = FastCurve.encoder(.sRGB)
         var v: [Float] = [0, -0.0, .infinity, -.infinity, .nan, 0.5, -0.5] + [Float](repeating: 0.25, count: 9)

@@ -92,6 +92,16 @@ enum CurveCache {
         }
     }
 
+    private static let halfDecoders = LockedBox<[TransferFunction: [Float]]>([:])
+
+    /// `decoder(tf)` at every half float, indexed by its bits (256 KB).
+    static func halfDecodeTable(_ tf: TransferFunction) -> [Float] {
+        halfDecoders.withLock { c in
+            if let t = c[tf] { return t }
+            let t = decoder(tf).halfTable(); c[tf] = t; return t
+        }
+    }
+
     static func decoder(_ tf: TransferFunction) -> FastCurve {
         decoders.withLock { c in
             if let f = c[tf] { return f }

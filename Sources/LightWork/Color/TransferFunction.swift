@@ -113,6 +113,16 @@ public struct FastCurve: @unchecked Sendable {
         }
     }
 
+    /// The curve at every half float, indexed by its bits (the same bits as `apply`): a curve applied while
+    /// loading half-float pixels costs one lookup a value.
+    public func halfTable() -> [Float] {
+        var halves = (0...UInt16.max).map { $0 }
+        var table = [Float](repeating: 0, count: halves.count)
+        lw_half_to_float(&halves, &table, table.count)
+        apply(&table, count: table.count)
+        return table
+    }
+
     /// The curve at one value (the same bits as `apply`).
     public func callAsFunction(_ x: Float) -> Float {
         isIdentity ? x : withUnsafePointer(to: curve) { evaluate(x, $0) }

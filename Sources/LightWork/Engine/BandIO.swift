@@ -6,6 +6,11 @@ enum BandIO {
         lw_rgba_half_to_planar(image.row(y0), s.r, s.g, s.b, s.a, rows * image.width)
     }
 
+    /// `load` with R, G and B mapped through a table of every half float (see `FastCurve.halfTable`).
+    static func load(_ image: WorkingImage, y0: Int, rows: Int, into s: BandScratch, mappedThrough table: UnsafePointer<Float>) {
+        lw_rgba_half_to_planar_mapped(image.row(y0), table, s.r, s.g, s.b, s.a, rows * image.width)
+    }
+
     static func store(_ s: BandScratch, y0: Int, rows: Int, into image: WorkingImage) {
         lw_planar_to_rgba_half(s.r, s.g, s.b, s.a, image.row(y0), rows * image.width)
     }

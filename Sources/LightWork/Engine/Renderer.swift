@@ -101,6 +101,14 @@ public struct Renderer: Sendable {
         let scratch = (0..<Parallel.threads).map { _ in BandScratch(capacity: rowsPerBand * w) }
         var steps: [(SpaceConversion, any Filter, GuidePlane?)] = []
         var current = original
+        // When the first filter needs the stored values decoded, the load decodes them: one table lookup a
+        // value (the same bits as the curve) instead of evaluating the curve on each.
+        var loadTable: [Float]?
+        if let first = filters.first, original.encoding != .linear,
+           Renderer.space(for: first.domain, storage: original) != original {
+            loadTable = CurveCache.halfDecodeTable(original.encoding.transfer)
+            current = WorkingSpace(primaries: original.primaries, encoding: .linear)
+        }
         for (f, guide) in zip(filters, guides(for: image, context: context)) {
             let target = Renderer.space(for: f.domain, storage: original)
             steps.append((SpaceConversion(from: current, to: target), f, guide))
@@ -114,7 +122,11 @@ public struct Renderer: Sendable {
         Parallel.forEach(bandCount, workers: scratch.count) { worker, index in
             let s = scratch[worker]
             let y0 = index * rowsPerBand, rows = min(rowsPerBand, h - y0)
-            BandIO.load(image, y0: y0, rows: rows, into: s)
+            if let loadTable {
+                BandIO.load(image, y0: y0, rows: rows, into: s, mappedThrough: loadTable)
+            } else {
+                BandIO.load(image, y0: y0, rows: rows, into: s)
+            }
             for (k, (conversion, filter, guide)) in steps.enumerated() {
                 conversion.apply(r: s.r, g: s.g, b: s.b, count: rows * w)
                 // One guide buffer serves every guided filter in turn.
