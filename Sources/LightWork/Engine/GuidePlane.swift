@@ -109,11 +109,15 @@ struct GuidePlane: Sendable {
 
     /// Grid row `gy` linearly interpolated at the image's pixel centres, into `out` (imageWidth floats).
     private func wideRow(_ gy: Int, into out: UnsafeMutablePointer<Float>) {
-        let row = gy * gridWidth
-        for x in 0..<imageWidth {
-            let a = grid[row + left[x]], b = grid[row + right[x]]
-            out[x] = a + weight[x] * (b - a)
-        }
+        grid.withUnsafeBufferPointer { g in left.withUnsafeBufferPointer { l in right.withUnsafeBufferPointer { r in
+            weight.withUnsafeBufferPointer { w in
+                let v = g.baseAddress! + gy * gridWidth
+                for x in 0..<imageWidth {
+                    let a = v[l[x]], b = v[r[x]]
+                    out[x] = a + w[x] * (b - a)
+                }
+            }
+        } } }
     }
 
     /// Fills `out` (rows × imageWidth) with the plane bilinearly sampled at full-resolution pixel centres;

@@ -21,8 +21,9 @@ public enum Parallel {
             return
         }
         // Runs of consecutive bands per claim, so each thread's per-row memo tables (grain lattice rows,
-        // vignette terms) serve neighbouring rows; about eight claims per thread keep the load balanced.
-        let run = max(1, min(16, count / (8 * n)))
+        // vignette terms, interpolated guide rows) serve neighbouring rows; at least eight claims per thread
+        // keep the load balanced.
+        let run = max(1, min(64, count / (8 * n)))
         withoutActuallyEscaping(body) { body in
             let box = UncheckedSendable(body)
             let next = AtomicCounter()
