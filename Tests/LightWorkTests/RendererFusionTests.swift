@@ -46,6 +46,25 @@ final class RendererFusionTests: XCTestCase {
         }
     }
 
+    /// Frames down to one pixel and with ragged last grid cells (1030 = 343 cells of 3 and one of 1; 1100 rows = 366
+    /// cells of 3 and one of 2): the reduced copy, its blur and the upsampled guides still agree with the reference.
+    func testTinyAndRaggedFramesMatchTheReference() {
+        let lut = FilmLookDesign.all[3].lut(size: 9)
+        let chain = FilterChain.build(values: RendererFusionTests.everything, look: lut, strength: 0.7)
+        for (w, h) in [(1, 1), (1, 7), (13, 2), (1030, 3), (2, 1100)] {
+            let rgb = S.scene(width: w, height: h)
+            for image in [rgb, RendererFusionTests.linearProPhoto(rgb)] {
+                let context = RenderContext(width: w, height: h, seed: 2)
+                let expected = RendererFusionTests.encoded(RendererFusionTests.reference(chain, image, context), image.space)
+                for threads in [1, 2] {
+                    let fused = S.pixels(S.applied(chain, to: image, seed: 2, threads: threads, keepFinalSpace: true))
+                    let worst = zip(fused, expected).map { p, q in max(abs(p.x - q.x), abs(p.y - q.y), abs(p.z - q.z)) }.max() ?? .nan
+                    XCTAssertLessThan(worst, 1e-3, "\(w)×\(h) \(image.space), \(threads) threads")
+                }
+            }
+        }
+    }
+
     /// `keepFinalSpace` (what the chain benchmark times) stores the chain's result in its last domain: the
     /// RAW path's values stay sRGB-encoded and agree with `apply` converted there; device RGB is unchanged.
     func testApplyKeepingTheFinalSpaceStoresTheLastFiltersDomain() {
