@@ -86,9 +86,10 @@ void lw_half_force_software(int on) { has_f16c = has_avx2 = on ? 0 : -1; }
 
 // Eight pixels at a time: four registers of two RGBA pixels each, transposed within the 128-bit lanes, then
 // the lanes' halves put in pixel order. Pure data movement around exact conversions: same values as the
-// chunked path below.
+// chunked path below. With a `table`, R, G and B are looked up by their bits instead (one 8-byte load a
+// pixel, three lookups) and only alpha is converted.
 __attribute__((target("f16c,avx2")))
-static void rgba_to_planar_avx2(const uint16_t *src, float *r, float *g, float *b, float *a, size_t count) {
+static void rgba_to_planar_avx2(const uint16_t *src, const float *table, float *r, float *g, float *b, float *a, size_t count) {
     const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
     size_t i = 0;
     for (; i + 8 <= count; i += 8) {
@@ -97,10 +98,27 @@ static void rgba_to_planar_avx2(const uint16_t *src, float *r, float *g, float *
         __m256 p45 = _mm256_cvtph_ps(_mm_loadu_si128(p + 2)), p67 = _mm256_cvtph_ps(_mm_loadu_si128(p + 3));
         __m256 t0 = _mm256_unpacklo_ps(p01, p23), t1 = _mm256_unpackhi_ps(p01, p23);
         __m256 t2 = _mm256_unpacklo_ps(p45, p67), t3 = _mm256_unpackhi_ps(p45, p67);
+        _mm256_storeu_ps(a + i, _mm256_permutevar8x32_ps(_mm256_shuffle_ps(t1, t3, 0xEE), order));
+        if (table) {
+            for (size_t k = 0; k < 8; k++) {
+                uint64_t px;
+                memcpy(&px, src + 4 * (i + k), 8);
+                r[i + k] = table[px & 0xffff];
+                g[i + k] = table[(px >> 16) & 0xffff];
+                b[i + k] = table[(px >> 32) & 0xffff];
+            }
+            continue;
+        }
         _mm256_storeu_ps(r + i, _mm256_permutevar8x32_ps(_mm256_shuffle_ps(t0, t2, 0x44), order));
         _mm256_storeu_ps(g + i, _mm256_permutevar8x32_ps(_mm256_shuffle_ps(t0, t2, 0xEE), order));
         _mm256_storeu_ps(b + i, _mm256_permutevar8x32_ps(_mm256_shuffle_ps(t1, t3, 0x44), order));
-        _mm256_storeu_ps(a + i, _mm256_permutevar8x32_ps(_mm256_shuffle_ps(t1, t3, 0xEE), order));
+    }
+    if (table) {
+        for (; i < count; i++) {
+            const uint16_t *q = src + 4 * i;
+            r[i] = table[q[0]]; g[i] = table[q[1]]; b[i] = table[q[2]]; a[i] = half_to_float_sw(q[3]);
+        }
+        return;
     }
     for (; i < count; i++) {
         float px[4];
@@ -144,7 +162,7 @@ static void planar_to_rgba_avx2(const float *r, const float *g, const float *b, 
 enum { CHUNK = 256 };
 
 void lw_rgba_half_to_planar(const uint16_t *src, float *r, float *g, float *b, float *a, size_t count) {
-    if (uses_avx2()) { rgba_to_planar_avx2(src, r, g, b, a, count); return; }
+    if (uses_avx2()) { rgba_to_planar_avx2(src, NULL, r, g, b, a, count); return; }
     float tmp[CHUNK * 4];
     for (size_t base = 0; base < count; base += CHUNK) {
         size_t n = count - base < CHUNK ? count - base : CHUNK;
@@ -207,33 +225,8 @@ void lw_rgba_half_add_cell_sums(const uint16_t *row, size_t width, size_t factor
     else cell_sums_sw(row, width, factor, sums);
 }
 
-// R, G and B by table (one 8-byte load a pixel, three lookups); alpha by F16C eight at a time.
-__attribute__((target("f16c,avx2")))
-static void rgba_to_planar_mapped_avx2(const uint16_t *src, const float *table, float *r, float *g, float *b, float *a, size_t count) {
-    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-    size_t i = 0;
-    for (; i + 8 <= count; i += 8) {
-        const __m128i *p = (const __m128i *)(src + 4 * i);
-        __m256 p01 = _mm256_cvtph_ps(_mm_loadu_si128(p)), p23 = _mm256_cvtph_ps(_mm_loadu_si128(p + 1));
-        __m256 p45 = _mm256_cvtph_ps(_mm_loadu_si128(p + 2)), p67 = _mm256_cvtph_ps(_mm_loadu_si128(p + 3));
-        __m256 t1 = _mm256_unpackhi_ps(p01, p23), t3 = _mm256_unpackhi_ps(p45, p67);
-        _mm256_storeu_ps(a + i, _mm256_permutevar8x32_ps(_mm256_shuffle_ps(t1, t3, 0xEE), order));
-        for (size_t k = 0; k < 8; k++) {
-            uint64_t px;
-            memcpy(&px, src + 4 * (i + k), 8);
-            r[i + k] = table[px & 0xffff];
-            g[i + k] = table[(px >> 16) & 0xffff];
-            b[i + k] = table[(px >> 32) & 0xffff];
-        }
-    }
-    for (; i < count; i++) {
-        const uint16_t *q = src + 4 * i;
-        r[i] = table[q[0]]; g[i] = table[q[1]]; b[i] = table[q[2]]; a[i] = half_to_float_sw(q[3]);
-    }
-}
-
 void lw_rgba_half_to_planar_mapped(const uint16_t *src, const float *table, float *r, float *g, float *b, float *a, size_t count) {
-    if (uses_avx2()) { rgba_to_planar_mapped_avx2(src, table, r, g, b, a, count); return; }
+    if (uses_avx2()) { rgba_to_planar_avx2(src, table, r, g, b, a, count); return; }
     for (size_t i = 0; i < count; i++) {
         const uint16_t *q = src + 4 * i;
         r[i] = table[q[0]]; g[i] = table[q[1]]; b[i] = table[q[2]]; a[i] = half_to_float_sw(q[3]);
