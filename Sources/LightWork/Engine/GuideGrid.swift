@@ -1,11 +1,11 @@
 import CShims
 
-/// The image reduced to the guide grid: the mean colour of every `factor × factor` cell, as planar Float32 in
-/// the image's storage space. The engine runs the chain's prefix over this small copy to build each guided
-/// filter's blurred luminance (see `Renderer`), so the full-resolution image is swept once, not once per guide.
+/// The image reduced to the guide grid: the mean colour of every cell (`GuidePlane.factor` pixels square), as
+/// planar Float32 in the image's storage space. The engine runs the chain's prefix over this small copy to build
+/// each guided filter's blurred luminance (see `Renderer`), so the full-resolution image is swept once, not once
+/// per guide.
 /// Each grid row is summed by one worker in a fixed order, so the means never depend on the thread count.
 final class GuideGrid: @unchecked Sendable {
-    let factor: Int
     let width: Int
     let height: Int
     /// `width × height` planes (R, G, B, A).
@@ -14,7 +14,6 @@ final class GuideGrid: @unchecked Sendable {
     init(_ image: WorkingImage) {
         let w = image.width, h = image.height
         let f = GuidePlane.factor(width: w, height: h)
-        factor = f
         width = (w + f - 1) / f
         height = (h + f - 1) / f
         let gw = width, n = width * height
