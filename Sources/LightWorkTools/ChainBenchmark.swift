@@ -13,6 +13,13 @@ public enum ChainBenchmark {
         "vignette": 0.4, "postWarmth": -0.1, "postTint": 0.05, "fade": 0.3, "grain": 0.4, "saturation": 0.2, "dust": 0.3,
     ]
 
+    /// The film whose LUT the chain uses, and the LUT's size.
+    static let look = FilmLookDesign.all[0]
+    static let lutSize = 33
+
+    /// Every filter non-zero and the film at 80 %: what each benchmark times.
+    static var chain: [any Filter] { FilterChain.build(values: values, look: look.lut(size: lutSize), strength: 0.8) }
+
     /// One line per storage space (RAW linear ProPhoto and device RGB) plus the copy reference, each the best of
     /// `repeats` runs (shared machines vary by ±10 % from run to run). Each run
     /// stores its result as half floats in the last filter's domain, where a render hands the bands to the
@@ -20,13 +27,11 @@ public enum ChainBenchmark {
     /// MP/s depends on what else the machine runs; "cpu" is megapixels per CPU-second of this process
     /// times the thread count, i.e. the throughput the same work reaches on otherwise idle cores.
     public static func run(width: Int, height: Int, repeats: Int = 5) -> String {
-        let look = FilmLookDesign.all[0]
-        let chain = FilterChain.build(values: values, look: look.lut(size: Int(ProcessInfo.processInfo.environment["LW_LUTSIZE"] ?? "") ?? 33), strength: 0.8)
         let renderer = Renderer(chain: chain)
         let context = RenderContext(width: width, height: height, seed: 0x5eed)
         let mp = Double(width * height) / 1e6
         let threads = Double(Parallel.threads)
-        var lines = ["chain: \(renderer.filters.map(\.name).joined(separator: " → ")) (film \(look.lookupId), 33³ LUT) on \(width)×\(height), \(Parallel.threads) threads",
+        var lines = ["chain: \(renderer.filters.map(\.name).joined(separator: " → ")) (film \(look.lookupId), \(lutSize)³ LUT) on \(width)×\(height), \(Parallel.threads) threads",
                      "(each result stored as half floats in the chain's last domain, sRGB-encoded, ready for the output transform)"]
         let source = syntheticImage(width: width, height: height, space: .deviceRGB)
         let copyTime = best(repeats) {
@@ -50,8 +55,7 @@ public enum ChainBenchmark {
     /// CPU time per pixel of each active filter run alone through `Renderer.apply` on a device-RGB image
     /// (brightness on a RAW one), next to a do-nothing filter in each domain (the pass's own load/convert/store cost).
     public static func breakdown(width: Int, height: Int, repeats: Int = 2) -> String {
-        let look = FilmLookDesign.all[0]
-        let chain = Renderer(chain: FilterChain.build(values: values, look: look.lut(size: Int(ProcessInfo.processInfo.environment["LW_LUTSIZE"] ?? "") ?? 33), strength: 0.8)).filters
+        let chain = Renderer(chain: self.chain).filters
         let context = RenderContext(width: width, height: height, seed: 0x5eed)
         let pixels = Double(width * height)
         let images = [WorkingSpace.rawLinear, .deviceRGB].map { syntheticImage(width: width, height: height, space: $0) }
@@ -74,8 +78,7 @@ public enum ChainBenchmark {
     /// a different block each repeat, as a band worker sees them, so per-thread memo tables (grain, vignette)
     /// are as warm as in a render.
     public static func kernels(width: Int, height: Int, repeats: Int = 5) -> String {
-        let look = FilmLookDesign.all[0]
-        let chain = Renderer(chain: FilterChain.build(values: values, look: look.lut(size: Int(ProcessInfo.processInfo.environment["LW_LUTSIZE"] ?? "") ?? 33), strength: 0.8)).filters
+        let chain = Renderer(chain: self.chain).filters
         let context = RenderContext(width: width, height: height, seed: 0x5eed)
         let source = syntheticImage(width: width, height: height, space: .deviceRGB)
         let planes = (0..<5).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: width) }

@@ -104,21 +104,18 @@ final class VectorKernelTests: XCTestCase {
     func testLoadingThroughTheHalfTableEqualsLoadingThenTheCurve() {
         let curve = FastCurve.decoder(.sRGB)
         let table = curve.halfTable()
-        // Every half bit pattern once as R, G and B (rotated), alpha from the same patterns, 21846 pixels (a ragged tail).
-        let count = 21846
+        // Every half bit pattern as R (G and B other orders of them, alpha a fourth), plus three pixels of ragged tail.
+        let count = 65539
         var pixels = [UInt16](repeating: 0, count: 4 * count)
         for i in 0..<count {
-            for c in 0..<4 { pixels[4 * i + c] = UInt16(truncatingIfNeeded: 3 * i + c * 7919) }
+            for (c, pattern) in [i, 65535 - i, i &* 3 + 1, i &* 7 + 5].enumerated() { pixels[4 * i + c] = UInt16(truncatingIfNeeded: pattern) }
         }
+        XCTAssertEqual(Set(stride(from: 0, to: pixels.count, by: 4).map { pixels[$0] }).count, 65536)
         var r = [Float](repeating: 0, count: count), g = r, b = r, a = r
         lw_rgba_half_to_planar(pixels, &r, &g, &b, &a, count)
-        for plane in [0, 1, 2] {
-            switch plane {
-            case 0: curve.apply(&r, count: count)
-            case 1: curve.apply(&g, count: count)
-            default: curve.apply(&b, count: count)
-            }
-        }
+        curve.apply(&r, count: count)
+        curve.apply(&g, count: count)
+        curve.apply(&b, count: count)
         for software in [false, true] {
             var mr = [Float](repeating: 1, count: count), mg = mr, mb = mr, ma = mr
             lw_half_force_software(software ? 1 : 0)

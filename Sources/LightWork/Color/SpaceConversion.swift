@@ -92,13 +92,18 @@ enum CurveCache {
         }
     }
 
-    private static let halfDecoders = LockedBox<[TransferFunction: [Float]]>([:])
+    private static let halfDecoders = LockedBox<[TransferFunction: UnsafePointer<Float>]>([:])
 
-    /// `decoder(tf)` at every half float, indexed by its bits (256 KB).
-    static func halfDecodeTable(_ tf: TransferFunction) -> [Float] {
+    /// `decoder(tf)` at every half float, indexed by its bits (256 KB, kept for the life of the process like
+    /// the curves, so band workers can hold the pointer).
+    static func halfDecodeTable(_ tf: TransferFunction) -> UnsafePointer<Float> {
         halfDecoders.withLock { c in
             if let t = c[tf] { return t }
-            let t = decoder(tf).halfTable(); c[tf] = t; return t
+            let values = decoder(tf).halfTable()
+            let t = UnsafeMutablePointer<Float>.allocate(capacity: values.count)
+            t.initialize(from: values, count: values.count)
+            c[tf] = UnsafePointer(t)
+            return UnsafePointer(t)
         }
     }
 

@@ -35,17 +35,18 @@ struct GuidePlane: Sendable {
         precondition(cellMeans.count == gw * gridHeight)
         let radius = radiusFraction * Double(max(w, h)) / Double(f)
         grid = GuidePlane.gaussianApproximation(cellMeans, width: gw, height: gridHeight, radius: radius)
-        // Sample positions: pixel centre x + 0.5 in grid units, minus the half cell to the grid sample centres.
-        var weight = [Float](repeating: 0, count: w)
-        var left = [Int](repeating: 0, count: w)
-        for x in 0..<w {
-            let gxf = max(0, (Float(x) + 0.5) / Float(f) - 0.5)
-            left[x] = min(Int(gxf), gw - 1)
-            weight[x] = gxf - Float(left[x])
-        }
-        self.left = left
-        right = left.map { min($0 + 1, gw - 1) }
-        self.weight = weight
+        let columns = (0..<w).map { GuidePlane.samplePosition($0, factor: f, cells: gw) }
+        left = columns.map(\.cell)
+        right = columns.map { min($0.cell + 1, gw - 1) }
+        weight = columns.map(\.weight)
+    }
+
+    /// Where pixel `i`'s centre falls among the grid's sample centres along one axis: the cell at or before it
+    /// and the weight of the next one (pixel centre i + 0.5 in grid units, minus the half cell to the cell centres).
+    static func samplePosition(_ i: Int, factor f: Int, cells: Int) -> (cell: Int, weight: Float) {
+        let position = max(0, (Float(i) + 0.5) / Float(f) - 0.5)
+        let cell = min(Int(position), cells - 1)
+        return (cell, position - Float(cell))
     }
 
     /// Three box blurs per axis approximate a Gaussian of standard deviation `radius`.
@@ -123,11 +124,10 @@ struct GuidePlane: Sendable {
     /// Fills `out` (rows × imageWidth) with the plane bilinearly sampled at full-resolution pixel centres;
     /// `cache` is the calling worker's (consecutive bands reuse its interpolated grid rows).
     func sample(y0: Int, rows: Int, into out: UnsafeMutablePointer<Float>, cache: GuideRowCache) {
-        let w = imageWidth, f = Float(factor)
+        let w = imageWidth
         for row in 0..<rows {
-            let gyf = max(0, (Float(y0 + row) + 0.5) / f - 0.5)
-            let gy0 = min(Int(gyf), gridHeight - 1), gy1 = min(gy0 + 1, gridHeight - 1)
-            let ty = gyf - Float(gy0)
+            let (gy0, ty) = GuidePlane.samplePosition(y0 + row, factor: factor, cells: gridHeight)
+            let gy1 = min(gy0 + 1, gridHeight - 1)
             let (top, bottom) = cache.rows(gy0, gy1) { wideRow($0, into: $1) }
             let o = out + row * w
             for x in 0..<w { o[x] = top[x] + ty * (bottom[x] - top[x]) }

@@ -55,6 +55,17 @@ public struct Renderer: Sendable {
         }
     }
 
+    /// The conversion into each filter's domain from the one before it (the first from `start`), for an image
+    /// stored in `storage`; identities where the domain stays.
+    func conversions(from start: WorkingSpace, storage: WorkingSpace) -> [SpaceConversion] {
+        var current = start
+        return filters.map { f in
+            let target = Renderer.space(for: f.domain, storage: storage)
+            defer { current = target }
+            return SpaceConversion(from: current, to: target)
+        }
+    }
+
     /// The blurred luminance each guided filter sees (nil for the others), in chain order.
     ///
     /// A guide is a blur of the whole image as its filter receives it, so computing it at full resolution
@@ -71,12 +82,10 @@ public struct Renderer: Sendable {
         }
         let grid = GuideGrid(image)
         let gridContext = RenderContext(width: grid.width, height: grid.height, seed: context.seed)
+        let conversions = self.conversions(from: image.space, storage: image.space)
         var planes: [GuidePlane?] = []
-        var current = image.space
         for (k, f) in filters.enumerated() {
-            let target = Renderer.space(for: f.domain, storage: image.space)
-            SpaceConversion(from: current, to: target).apply(r: grid.r, g: grid.g, b: grid.b, count: grid.count)
-            current = target
+            conversions[k].apply(r: grid.r, g: grid.g, b: grid.b, count: grid.count)
             guard let radius = f.guideRadius else {
                 planes.append(nil)
                 if k < last { f.apply(grid.band(guide: nil), gridContext) }
@@ -100,34 +109,27 @@ public struct Renderer: Sendable {
         let w = image.width, h = image.height
         let rowsPerBand = Renderer.bandRows(width: w)
         let scratch = (0..<Parallel.threads).map { _ in BandScratch(capacity: rowsPerBand * w) }
-        var steps: [(SpaceConversion, any Filter, GuidePlane?)] = []
-        var current = original
         // When the first filter needs the stored values decoded, the load decodes them: one table lookup a
         // value (the same bits as the curve) instead of evaluating the curve on each.
-        var loadTable: [Float]?
+        var loadTable: UnsafePointer<Float>?
+        var loaded = original
         if let first = filters.first, original.encoding != .linear,
            Renderer.space(for: first.domain, storage: original) != original {
             loadTable = CurveCache.halfDecodeTable(original.encoding.transfer)
-            current = WorkingSpace(primaries: original.primaries, encoding: .linear)
+            loaded = WorkingSpace(primaries: original.primaries, encoding: .linear)
         }
-        for (f, guide) in zip(filters, guides(for: image, context: context)) {
-            let target = Renderer.space(for: f.domain, storage: original)
-            steps.append((SpaceConversion(from: current, to: target), f, guide))
-            current = target
-        }
+        let conversions = self.conversions(from: loaded, storage: original), guides = self.guides(for: image, context: context)
+        let steps = filters.indices.map { (conversions[$0], filters[$0], guides[$0]) }
+        let last = finalSpace(storage: original)
         let keepsLastDomain = finish != nil || keepFinalSpace
-        let tail = SpaceConversion(from: current, to: keepsLastDomain ? current : original)
+        let tail = SpaceConversion(from: last, to: keepsLastDomain ? last : original)
         let bandCount = (h + rowsPerBand - 1) / rowsPerBand
         let rowCaches = scratch.map { _ in steps.map { $0.2 == nil ? nil : GuideRowCache(width: w) } }
         let finishBox = UncheckedSendable(finish)
         Parallel.forEach(bandCount, workers: scratch.count) { worker, index in
             let s = scratch[worker]
             let y0 = index * rowsPerBand, rows = min(rowsPerBand, h - y0)
-            if let loadTable {
-                BandIO.load(image, y0: y0, rows: rows, into: s, mappedThrough: loadTable)
-            } else {
-                BandIO.load(image, y0: y0, rows: rows, into: s)
-            }
+            BandIO.load(image, y0: y0, rows: rows, into: s, mappedThrough: loadTable)
             for (k, (conversion, filter, guide)) in steps.enumerated() {
                 conversion.apply(r: s.r, g: s.g, b: s.b, count: rows * w)
                 // One guide buffer serves every guided filter in turn.
@@ -141,6 +143,6 @@ public struct Renderer: Sendable {
                 BandIO.store(s, y0: y0, rows: rows, into: image)
             }
         }
-        if keepFinalSpace { image.space = current }
+        if keepFinalSpace { image.space = last }
     }
 }

@@ -14,9 +14,9 @@ enum ThreadTables {
         var d: UInt64 = 0
     }
 
-    /// Tables kept per thread before the oldest generation is dropped: enough for a run of 16 rows of grain
-    /// (each lattice row hashed and interpolated across the image) with the column tables, and small enough
-    /// that two generations of image-wide rows stay a few MB.
+    /// Tables kept per thread before the oldest generation is dropped: enough for the grain lattice rows that
+    /// neighbouring image rows share (each hashed and interpolated across the image) with the column tables,
+    /// and small enough that two generations of image-wide rows stay a few MB.
     static let limit = 96
 
     private final class Store {
