@@ -96,6 +96,32 @@ final class FilterTests: XCTestCase {
         XCTAssertEqual(Double(dark[corner].x), expected, accuracy: 4e-3)
     }
 
+    func testVignetteMatchesItsGainAtEveryPixelOfOddAndEvenFrames() {
+        // Every pixel against the exact gain at its radius: checks the fitted polynomials and the bisection
+        // that skips the unvignetted run, on frames whose centre falls on a column and between two.
+        for (w, h) in [(61, 41), (60, 40), (7, 300), (1, 5)] {
+            for amount in [0.9, 0.3, -0.7] {
+                let vignette = Vignette(amount: amount, size: 0.3, feather: 0.4)
+                let n = w * h, level = 0.6
+                let planes = (0..<4).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: n) }
+                defer { planes.forEach { $0.deallocate() } }
+                for p in planes { p.initialize(repeating: Float(level), count: n) }
+                vignette.apply(PixelBand(r: planes[0], g: planes[1], b: planes[2], a: planes[3], guide: nil, y0: 0, rows: h, width: w),
+                               RenderContext(width: w, height: h, seed: 1))
+                var worst = 0.0
+                for y in 0..<h {
+                    for x in 0..<w {
+                        let u = (Double(x) + 0.5 - Double(w) / 2) / (Double(w) / 2), v = (Double(y) + 0.5 - Double(h) / 2) / (Double(h) / 2)
+                        let radius = ((u * u + v * v) / 2).squareRoot()
+                        let expected = TransferFunction.sRGB.encode(vignette.gain(atRadius: radius) * TransferFunction.sRGB.decode(level))
+                        worst = max(worst, abs(Double(planes[1][y * w + x]) - expected))
+                    }
+                }
+                XCTAssertLessThan(worst, 1e-5, "\(w)×\(h), amount \(amount)")
+            }
+        }
+    }
+
     func testFadeLiftsBlacksAndNegativeDeepensShadows() {
         let ramp = S.greyRamp()
         let values = S.pixels(ramp).map(\.x)
