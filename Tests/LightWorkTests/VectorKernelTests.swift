@@ -81,7 +81,7 @@ final class VectorKernelTests: XCTestCase {
         lw_float_to_half(floats, &halves, floats.count)
         var exact = [Float](repeating: 0, count: floats.count)
         lw_half_to_float(halves, &exact, exact.count)
-        for factor in [1, 2, 7, 12, 101, 150] {
+        for factor in [1, 2, 3, 7, 12, 25, 101, 150] {
             let cells = (width + factor - 1) / factor
             var hardware = [Float](repeating: 0.25, count: 4 * cells), software = hardware
             lw_rgba_half_add_cell_sums(halves, width, factor, &hardware)

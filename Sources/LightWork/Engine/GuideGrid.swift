@@ -39,9 +39,15 @@ final class GuideGrid: @unchecked Sendable {
 
     var count: Int { width * height }
 
-    /// The whole grid as one band (for the chain's prefix).
-    func band(guide: UnsafePointer<Float>?) -> PixelBand {
-        PixelBand(r: r, g: g, b: b, a: a, guide: guide, y0: 0, rows: height, width: width)
+    /// Runs `body` over the grid in bands of rows on the engine's threads, each band with its part of `guide`
+    /// (a `width × height` plane) when one is given. The chain's filters never depend on the band split.
+    func forEachBand(guide: UnsafePointer<Float>? = nil, _ body: (PixelBand) -> Void) {
+        let rowsPerBand = Renderer.bandRows(width: width)
+        Parallel.forEach((height + rowsPerBand - 1) / rowsPerBand) { i in
+            let y0 = i * rowsPerBand, o = y0 * width
+            body(PixelBand(r: r + o, g: g + o, b: b + o, a: a + o, guide: guide.map { $0 + o },
+                           y0: y0, rows: min(rowsPerBand, height - y0), width: width))
+        }
     }
 
     /// Rec. 709 luma of each cell (of the values the planes hold now).

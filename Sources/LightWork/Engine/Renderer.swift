@@ -85,16 +85,21 @@ public struct Renderer: Sendable {
         let conversions = self.conversions(from: image.space, storage: image.space)
         var planes: [GuidePlane?] = []
         for (k, f) in filters.enumerated() {
-            conversions[k].apply(r: grid.r, g: grid.g, b: grid.b, count: grid.count)
+            let conversion = conversions[k]
+            guard k <= last else { planes.append(nil); continue }
             guard let radius = f.guideRadius else {
                 planes.append(nil)
-                if k < last { f.apply(grid.band(guide: nil), gridContext) }
+                grid.forEachBand { band in
+                    conversion.apply(r: band.r, g: band.g, b: band.b, count: band.count)
+                    f.apply(band, gridContext)
+                }
                 continue
             }
+            grid.forEachBand { conversion.apply(r: $0.r, g: $0.g, b: $0.b, count: $0.count) }
             let plane = GuidePlane(cellMeans: grid.luma(), imageWidth: image.width, imageHeight: image.height, radiusFraction: radius)
             planes.append(plane)
             if k < last {
-                plane.grid.withUnsafeBufferPointer { f.apply(grid.band(guide: $0.baseAddress!), gridContext) }
+                plane.grid.withUnsafeBufferPointer { p in grid.forEachBand(guide: p.baseAddress!) { f.apply($0, gridContext) } }
             }
         }
         return planes
