@@ -119,16 +119,23 @@ typedef struct {
     __m256 w0, w1, w2, w3;
 } tetrahedra;
 
+// With `unit`, each value is first clamped to 0…1 (NaN to 0), as `FilmLook` hands the lookup its pixels.
+__attribute__((target("avx2")))
+static inline __m256 unit_clamp(__m256 v) {
+    return _mm256_min_ps(_mm256_max_ps(v, _mm256_setzero_ps()), _mm256_set1_ps(1.0f));   // max: NaN → 0
+}
+
 __attribute__((target("avx2")))
 static inline void lut3d_tetrahedra(int size, const float *mn, const float *sc, const float *r, const float *g, const float *b,
-                                    tetrahedra *q) {
+                                    int unit, tetrahedra *q) {
     const __m256 last = _mm256_set1_ps((float)(size - 1)), lastCell = _mm256_set1_ps((float)(size - 2));
     const int dy = size, dz = size * size, far = 1 + dy + dz;
     __m256i xi, yi, zi;
-    __m256 fx, fy, fz;
-    lut_axis(_mm256_loadu_ps(r), _mm256_set1_ps(mn[0]), _mm256_set1_ps(sc[0]), last, lastCell, &xi, &fx);
-    lut_axis(_mm256_loadu_ps(g), _mm256_set1_ps(mn[1]), _mm256_set1_ps(sc[1]), last, lastCell, &yi, &fy);
-    lut_axis(_mm256_loadu_ps(b), _mm256_set1_ps(mn[2]), _mm256_set1_ps(sc[2]), last, lastCell, &zi, &fz);
+    __m256 fx, fy, fz, vr = _mm256_loadu_ps(r), vg = _mm256_loadu_ps(g), vb = _mm256_loadu_ps(b);
+    if (unit) { vr = unit_clamp(vr); vg = unit_clamp(vg); vb = unit_clamp(vb); }
+    lut_axis(vr, _mm256_set1_ps(mn[0]), _mm256_set1_ps(sc[0]), last, lastCell, &xi, &fx);
+    lut_axis(vg, _mm256_set1_ps(mn[1]), _mm256_set1_ps(sc[1]), last, lastCell, &yi, &fy);
+    lut_axis(vb, _mm256_set1_ps(mn[2]), _mm256_set1_ps(sc[2]), last, lastCell, &zi, &fz);
     __m256i cell = _mm256_add_epi32(_mm256_add_epi32(xi, _mm256_mullo_epi32(yi, _mm256_set1_epi32(dy))),
                                     _mm256_mullo_epi32(zi, _mm256_set1_epi32(dz)));
     // The axis with the largest fraction (ties: x before y before z) and a different one with the smallest.
@@ -166,7 +173,7 @@ static inline __m128 lut_corner(const float *p) {
 __attribute__((target("avx2")))
 static void lut3d_block(const float *t, int size, const float *mn, const float *sc, float *r, float *g, float *b) {
     tetrahedra q;
-    lut3d_tetrahedra(size, mn, sc, r, g, b, &q);
+    lut3d_tetrahedra(size, mn, sc, r, g, b, 0, &q);
     const int far = 3 * (1 + size + size * size);
     float w0[8], w1[8], w2[8], w3[8];
     _mm256_storeu_ps(w0, q.w0); _mm256_storeu_ps(w1, q.w1); _mm256_storeu_ps(w2, q.w2); _mm256_storeu_ps(w3, q.w3);
@@ -190,21 +197,24 @@ static void lut3d_block(const float *t, int size, const float *mn, const float *
 // into small arrays), then per pixel one 16-byte load per corner, each scaled by its weight broadcast from
 // memory; four pixels' [R G B pad] results are transposed into the planes. Splitting the stages keeps each
 // loop short, so the core overlaps many pixels' table reads (30 % faster than one stage in cache); the
-// per-channel operations are the same as above.
+// per-channel operations are the same as above. With `mix`, the planes receive v + strength · (lookup − v)
+// instead of the lookup (and the lookup sees each value clamped to 0…1): `FilmLook`'s blend, in the same pass.
 enum { lut_stage_pixels = 256 };
 
 __attribute__((target("avx2")))
-static void lut3d_stages_padded(const float *t, int size, const float *mn, const float *sc, float *r, float *g, float *b, int n) {
+static void lut3d_stages_padded(const float *t, int size, const float *mn, const float *sc, int mix, float strength,
+                                float *r, float *g, float *b, int n) {
     int32_t c0[lut_stage_pixels], c1[lut_stage_pixels], c2[lut_stage_pixels];
     float w0[lut_stage_pixels], w1[lut_stage_pixels], w2[lut_stage_pixels], w3[lut_stage_pixels];
     for (int i = 0; i < n; i += 8) {
         tetrahedra q;
-        lut3d_tetrahedra(size, mn, sc, r + i, g + i, b + i, &q);
+        lut3d_tetrahedra(size, mn, sc, r + i, g + i, b + i, mix, &q);
         memcpy(c0 + i, q.c0, sizeof q.c0); memcpy(c1 + i, q.c1, sizeof q.c1); memcpy(c2 + i, q.c2, sizeof q.c2);
         _mm256_storeu_ps(w0 + i, q.w0); _mm256_storeu_ps(w1 + i, q.w1);
         _mm256_storeu_ps(w2 + i, q.w2); _mm256_storeu_ps(w3 + i, q.w3);
     }
     const int far = 4 * (1 + size + size * size);
+    const __m128 s4 = _mm_set1_ps(strength);
     for (int i = 0; i < n; i += 4) {
         __m128 o[4];
         for (int k = 0; k < 4; k++) {
@@ -216,34 +226,59 @@ static void lut3d_stages_padded(const float *t, int size, const float *mn, const
             o[k] = _mm_add_ps(s, _mm_mul_ps(_mm_broadcast_ss(w3 + j), _mm_loadu_ps(p0 + far)));
         }
         _MM_TRANSPOSE4_PS(o[0], o[1], o[2], o[3]);
+        if (mix) {
+            const __m128 vr = _mm_loadu_ps(r + i), vg = _mm_loadu_ps(g + i), vb = _mm_loadu_ps(b + i);
+            o[0] = _mm_add_ps(vr, _mm_mul_ps(s4, _mm_sub_ps(o[0], vr)));
+            o[1] = _mm_add_ps(vg, _mm_mul_ps(s4, _mm_sub_ps(o[1], vg)));
+            o[2] = _mm_add_ps(vb, _mm_mul_ps(s4, _mm_sub_ps(o[2], vb)));
+        }
         _mm_storeu_ps(r + i, o[0]); _mm_storeu_ps(g + i, o[1]); _mm_storeu_ps(b + i, o[2]);
     }
 }
 
-// Eight pixels of a padded table through the same stages (the tail of a run).
+// One lookup call's table and settings, so one runner serves both tables and both entry points.
+typedef struct {
+    const float *t;
+    int size, padded, mix;
+    const float *mn, *sc;
+    float strength;
+} lut_job;
+
 __attribute__((target("avx2")))
-static void lut3d_block_padded(const float *t, int size, const float *mn, const float *sc, float *r, float *g, float *b) {
-    lut3d_stages_padded(t, size, mn, sc, r, g, b, 8);
+static void lut_job_eight(const lut_job *j, float *r, float *g, float *b) {
+    if (j->padded) lut3d_stages_padded(j->t, j->size, j->mn, j->sc, j->mix, j->strength, r, g, b, 8);
+    else lut3d_block(j->t, j->size, j->mn, j->sc, r, g, b);
+}
+
+__attribute__((target("avx2")))
+static void lut_job_run(const lut_job *j, float *r, float *g, float *b, size_t count) {
+    size_t i = 0;
+    while (j->padded && count - i >= 8) {
+        size_t n = count - i < lut_stage_pixels ? (count - i) & ~(size_t)7 : lut_stage_pixels;
+        lut3d_stages_padded(j->t, j->size, j->mn, j->sc, j->mix, j->strength, r + i, g + i, b + i, (int)n);
+        i += n;
+    }
+    for (; i + 8 <= count; i += 8) lut_job_eight(j, r + i, g + i, b + i);
+    if (i < count) {
+        // The last few pixels through the same code, padded with copies of the first.
+        float pr[8], pg[8], pb[8];
+        for (size_t k = 0; k < 8; k++) {
+            size_t m = i + k < count ? i + k : i;
+            pr[k] = r[m]; pg[k] = g[m]; pb[k] = b[m];
+        }
+        lut_job_eight(j, pr, pg, pb);
+        for (size_t k = 0; i + k < count; k++) { r[i + k] = pr[k]; g[i + k] = pg[k]; b[i + k] = pb[k]; }
+    }
 }
 
 void lw_lut3d_tetrahedral_avx2(const float *t, int size, int padded, const float mn[3], const float sc[3],
                                float *r, float *g, float *b, size_t count) {
-    void (*block)(const float *, int, const float *, const float *, float *, float *, float *) = padded ? lut3d_block_padded : lut3d_block;
-    size_t i = 0;
-    while (padded && count - i >= 8) {
-        size_t n = count - i < lut_stage_pixels ? (count - i) & ~(size_t)7 : lut_stage_pixels;
-        lut3d_stages_padded(t, size, mn, sc, r + i, g + i, b + i, (int)n);
-        i += n;
-    }
-    for (; i + 8 <= count; i += 8) block(t, size, mn, sc, r + i, g + i, b + i);
-    if (i < count) {
-        // The last few pixels through the same block, padded with copies of the first.
-        float pr[8], pg[8], pb[8];
-        for (size_t k = 0; k < 8; k++) {
-            size_t j = i + k < count ? i + k : i;
-            pr[k] = r[j]; pg[k] = g[j]; pb[k] = b[j];
-        }
-        block(t, size, mn, sc, pr, pg, pb);
-        for (size_t k = 0; i + k < count; k++) { r[i + k] = pr[k]; g[i + k] = pg[k]; b[i + k] = pb[k]; }
-    }
+    const lut_job job = {t, size, padded, 0, mn, sc, 0};
+    lut_job_run(&job, r, g, b, count);
+}
+
+void lw_lut3d_mix_avx2(const float *t, int size, const float mn[3], const float sc[3], float strength,
+                       float *r, float *g, float *b, size_t count) {
+    const lut_job job = {t, size, 1, 1, mn, sc, strength};
+    lut_job_run(&job, r, g, b, count);
 }

@@ -32,6 +32,25 @@ final class VectorKernelTests: XCTestCase {
         }
     }
 
+    func testFilmMixInOnePassEqualsCopyLookUpAndBlend() {
+        for (lut, label) in [(FilmLookDesign.all[0].lut(size: 33), "film 33³"),
+                             (LUT3D(size: 5, domainMin: SIMD3(-0.1, 0, 0.2), domainMax: SIMD3(1.2, 1, 0.9)) { SIMD3($0.y, $0.z * $0.x, 1 - $0.x) }, "odd domain 5³"),
+                             (LUT3D(size: 66) { SIMD3($0.z * $0.z, $0.x, $0.y * $0.x) }, "66³, three floats an entry")] {
+            for count in [1003, 256, 7] {
+                var r = values(count, in: -0.3...1.3, seed: 4), g = values(count, in: -0.3...1.3, seed: 5), b = values(count, in: -0.3...1.3, seed: 6)
+                r[0] = .nan; g[count - 1] = -0.0
+                var er = r, eg = g, eb = b
+                lut.mixThroughCopies(r: &er, g: &eg, b: &eb, count: count, strength: 0.8)
+                lut.mix(r: &r, g: &g, b: &b, count: count, strength: 0.8)
+                let mismatches = zip(r + g + b, er + eg + eb).filter { $0.bitPattern != $1.bitPattern }.count
+                XCTAssertEqual(mismatches, 0, "\(label), \(count) pixels")
+                XCTAssertTrue(r[0].isNaN, "\(label): NaN stays NaN through the blend")
+                // The blend moved the pixels (the test would pass trivially if neither path did anything).
+                XCTAssertNotEqual(g[1], values(count, in: -0.3...1.3, seed: 5)[1], label)
+            }
+        }
+    }
+
     func testTransferCurvesMatchTheExactFunctionEverywhere() {
         // Magnitudes from 1e-9 (below the table) to 40 (RAW headroom beyond it), both signs, zero.
         var probes: [Float] = [0, -0, 1, -1, 16, 0.0031308, 0.04045]

@@ -34,6 +34,12 @@ size_t lw_curve_apply(const lw_curve *curve, float *values, size_t count);
 void lw_lut3d_tetrahedral_avx2(const float *table, int size, int padded, const float domainMin[3], const float scale[3],
                                float *r, float *g, float *b, size_t count);
 
+/// `FilmLook`'s blend through a padded table (four floats an entry) in one pass: each plane value v becomes
+/// v + strength · (lookup(clamp(v, 0, 1)) − v), the lookup as `lw_lut3d_tetrahedral_avx2` computes it.
+/// AVX2 only.
+void lw_lut3d_mix_avx2(const float *paddedTable, int size, const float domainMin[3], const float scale[3], float strength,
+                       float *r, float *g, float *b, size_t count);
+
 /// 1 when the AVX2 paths are in use.
 int lw_simd_uses_avx2(void);
 

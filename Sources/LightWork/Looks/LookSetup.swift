@@ -62,4 +62,12 @@ public struct InterpolatedLUT: ColorLookup {
             lut.apply(r: r, g: g, b: b, count: count, interpolation: interpolation)
         }
     }
+
+    public func mix(r: UnsafeMutablePointer<Float>, g: UnsafeMutablePointer<Float>, b: UnsafeMutablePointer<Float>, count: Int, strength: Float) {
+        if interpolation == .tetrahedral {
+            lut.mix(r: r, g: g, b: b, count: count, strength: strength)
+        } else {
+            mixThroughCopies(r: r, g: g, b: b, count: count, strength: strength)
+        }
+    }
 }
