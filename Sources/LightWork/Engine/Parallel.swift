@@ -21,17 +21,14 @@ public enum Parallel {
             return
         }
         // Runs of consecutive bands per claim, so each thread's per-row memo tables (grain lattice rows,
-        // vignette terms, interpolated guide rows) serve neighbouring rows; at least eight claims per thread
-        // keep the load balanced.
-        let run = max(1, min(64, count / (8 * n)))
+        // vignette terms, interpolated guide rows) serve neighbouring rows. Runs shrink towards the end
+        // (a quarter of each thread's share of what is left, at most 64), so the threads finish together.
         withoutActuallyEscaping(body) { body in
             let box = UncheckedSendable(body)
-            let next = AtomicCounter()
+            let claims = RunClaims(count: count, workers: n, longestRun: 64)
             DispatchQueue.concurrentPerform(iterations: n) { worker in
-                while true {
-                    let first = next.increment() * run
-                    if first >= count { break }
-                    for i in first..<min(first + run, count) { box.value(worker, i) }
+                while let run = claims.next() {
+                    for i in run { box.value(worker, i) }
                 }
             }
         }
@@ -54,5 +51,29 @@ final class AtomicCounter: @unchecked Sendable {
         let v = value
         value += 1
         return v
+    }
+}
+
+/// Hands out consecutive runs of `0..<count` to workers under a lock: each run is a quarter of one worker's
+/// share of what is left, between 1 and `longestRun` items (guided self-scheduling).
+final class RunClaims: @unchecked Sendable {
+    private var claimed = 0
+    private let count: Int, workers: Int, longestRun: Int
+    private let lock = NSLock()
+
+    init(count: Int, workers: Int, longestRun: Int) {
+        self.count = count
+        self.workers = workers
+        self.longestRun = longestRun
+    }
+
+    func next() -> Range<Int>? {
+        lock.lock()
+        defer { lock.unlock() }
+        let left = count - claimed
+        if left <= 0 { return nil }
+        let run = max(1, min(longestRun, left / (4 * workers)))
+        defer { claimed += run }
+        return claimed..<(claimed + run)
     }
 }
