@@ -21,12 +21,13 @@ public enum ChainBenchmark {
     static var chain: [any Filter] { FilterChain.build(values: values, look: look.lut(size: lutSize), strength: 0.8) }
 
     /// One line per storage space (RAW linear ProPhoto and device RGB) plus the copy reference, each the best of
-    /// `repeats` runs (shared machines vary by ±10 % from run to run). Each run
+    /// `repeats` runs (shared machines vary by ±10–15 % from run to run, in bursts; the median of the runs is
+    /// printed beside it). Each run
     /// stores its result as half floats in the last filter's domain, where a render hands the bands to the
     /// output transform (that conversion belongs to encoding, which is excluded). Wall-clock
     /// MP/s depends on what else the machine runs; "cpu" is megapixels per CPU-second of this process
     /// times the thread count, i.e. the throughput the same work reaches on otherwise idle cores.
-    public static func run(width: Int, height: Int, repeats: Int = 5) -> String {
+    public static func run(width: Int, height: Int, repeats: Int = 9) -> String {
         let renderer = Renderer(chain: chain)
         let context = RenderContext(width: width, height: height, seed: 0x5eed)
         let mp = Double(width * height) / 1e6
@@ -41,13 +42,14 @@ public enum ChainBenchmark {
         lines.append(String(format: "buffer copy:      %7.1f MP/s wall (%.3f s)", mp / copyTime.wall, copyTime.wall))
         for space in [WorkingSpace.rawLinear, .deviceRGB] {
             let image = syntheticImage(width: width, height: height, space: space)
-            let time = best(repeats) {
+            let times = (0..<repeats).map { _ in
                 let work = image.copy()
                 return timed { renderer.apply(to: work, context: context, keepFinalSpace: true) }
             }
+            let time = times.min { $0.wall < $1.wall }!, median = times.map(\.wall).sorted()[times.count / 2]
             let label = (space.description + ":").padding(toLength: 17, withPad: " ", startingAt: 0)
-            lines.append(String(format: "%@ %7.1f MP/s wall, %7.1f MP/s cpu (%.3f s wall, %.3f s cpu; %.1f× the copy time)",
-                                label, mp / time.wall, mp * threads / time.cpu, time.wall, time.cpu, time.wall / copyTime.wall))
+            lines.append(String(format: "%@ %7.1f MP/s wall, %7.1f MP/s cpu (best of %d: %.3f s wall, %.3f s cpu; %.1f× the copy time; median %.1f MP/s)",
+                                label, mp / time.wall, mp * threads / time.cpu, repeats, time.wall, time.cpu, time.wall / copyTime.wall, mp / median))
         }
         return lines.joined(separator: "\n")
     }
