@@ -66,7 +66,8 @@ public struct FastCurve: @unchecked Sendable {
     private init(exponent p: Double, inScale: Double = 1, inOffset: Double = 0, outScale: Double = 1, outOffset: Double = 0,
                  toeEnd: Double, toeSlope: Double, identity: Bool = false, exact: @escaping @Sendable (Double) -> Double) {
         var c = lw_curve()
-        let poly = FastCurve.chebyshevFit(exponent: p)
+        // Degree 7 in t = m − 1.5 through m^p at the Chebyshev nodes of the mantissa's [1, 2].
+        let poly = ChebyshevFit.coefficients(degree: 7, centre: 0, halfWidth: 0.5) { pow($0 + 1.5, p) }
         withUnsafeMutableBytes(of: &c.poly) { raw in
             for (k, v) in poly.enumerated() { raw.storeBytes(of: Float(v), toByteOffset: 4 * k, as: Float.self) }
         }
@@ -78,24 +79,6 @@ public struct FastCurve: @unchecked Sendable {
         curve = c
         self.exact = exact
         isIdentity = identity
-    }
-
-    /// Monomial coefficients (constant first) in t = m − 1.5 of the degree-7 polynomial through m^p at the
-    /// eight Chebyshev nodes of [1, 2], which is within a few ulp of the best (minimax) fit.
-    static func chebyshevFit(exponent p: Double) -> [Double] {
-        let n = 8
-        let t = (0..<n).map { 0.5 * cos((2 * Double($0) + 1) * Double.pi / Double(2 * n)) }
-        // Vandermonde system, solved by Gaussian elimination with partial pivoting.
-        var a = t.map { x in (0..<n).map { pow(x, Double($0)) } + [pow(x + 1.5, p)] }
-        for col in 0..<n {
-            let pivot = (col..<n).max { abs(a[$0][col]) < abs(a[$1][col]) }!
-            a.swapAt(col, pivot)
-            for row in 0..<n where row != col {
-                let f = a[row][col] / a[col][col]
-                for k in col...n { a[row][k] -= f * a[col][k] }
-            }
-        }
-        return (0..<n).map { a[$0][n] / a[$0][$0] }
     }
 
     /// Evaluates the curve on `count` values in place.

@@ -130,19 +130,7 @@ public struct Vignette: Filter {
     /// Coefficients (constant term first) of the degree-`degree` polynomial that equals exp(c·s) at the
     /// Chebyshev nodes of [0, 1]: near-minimax, so a low degree suffices.
     static func exponentialFit(_ c: Double, degree: Int) -> [Float] {
-        let n = degree + 1
-        let nodes = (0..<n).map { 0.5 - 0.5 * cos(Double.pi * (Double($0) + 0.5) / Double(n)) }
-        // Vandermonde system [s^j] · k = exp(c·s), solved by Gaussian elimination with partial pivoting.
-        var m = nodes.map { s in (0..<n).map { pow(s, Double($0)) } + [exp(c * s)] }
-        for col in 0..<n {
-            let pivot = (col..<n).max { abs(m[$0][col]) < abs(m[$1][col]) }!
-            m.swapAt(col, pivot)
-            for row in 0..<n where row != col {
-                let f = m[row][col] / m[col][col]
-                for k in col...n { m[row][k] -= f * m[col][k] }
-            }
-        }
-        return (0..<n).map { Float(m[$0][n] / m[$0][$0]) }
+        ChebyshevFit.coefficients(degree: degree, centre: 0.5, halfWidth: 0.5) { exp(c * $0) }.map(Float.init)
     }
 
     static func gainPolynomial(_ c: Double) -> GainPolynomial {
