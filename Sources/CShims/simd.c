@@ -236,7 +236,8 @@ static void lut3d_stages_padded(const float *t, int size, const float *mn, const
     }
 }
 
-// One lookup call's table and settings, so one runner serves both tables and both entry points.
+// One lookup call's table and settings, so one runner serves both tables and both entry points (`mix` is
+// only ever set with a padded table; the three-float block has no blend).
 typedef struct {
     const float *t;
     int size, padded, mix;

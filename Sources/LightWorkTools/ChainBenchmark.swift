@@ -42,7 +42,7 @@ public enum ChainBenchmark {
         lines.append(String(format: "buffer copy:      %7.1f MP/s wall (%.3f s)", mp / copyTime.wall, copyTime.wall))
         for space in [WorkingSpace.rawLinear, .deviceRGB] {
             let image = syntheticImage(width: width, height: height, space: space)
-            let times = (0..<repeats).map { _ in
+            let times = timings(repeats) {
                 let work = image.copy()
                 return timed { renderer.apply(to: work, context: context, keepFinalSpace: true) }
             }
@@ -130,8 +130,14 @@ public enum ChainBenchmark {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
+    /// The fastest of `n` runs by wall time.
     static func best(_ n: Int, _ body: () -> (wall: Double, cpu: Double)) -> (wall: Double, cpu: Double) {
-        (0..<max(1, n)).map { _ in body() }.min { $0.wall < $1.wall }!
+        timings(n, body).min { $0.wall < $1.wall }!
+    }
+
+    /// `body`'s timings over `n` runs (at least one).
+    static func timings(_ n: Int, _ body: () -> (wall: Double, cpu: Double)) -> [(wall: Double, cpu: Double)] {
+        (0..<max(1, n)).map { _ in body() }
     }
 
     /// Smooth colour gradients with fine texture: midtones, shadows, highlights and saturated colours.

@@ -39,11 +39,21 @@ final class VectorKernelTests: XCTestCase {
             for count in [1003, 256, 7] {
                 var r = values(count, in: -0.3...1.3, seed: 4), g = values(count, in: -0.3...1.3, seed: 5), b = values(count, in: -0.3...1.3, seed: 6)
                 r[0] = .nan; g[count - 1] = -0.0
+                // The reference, written out: clamped copies through LUT3D's own tetrahedral path, then the blend.
+                func unit(_ v: Float) -> Float { let p = v > 0 ? v : 0; return p < 1 ? p : 1 }
+                var lr = r.map(unit), lg = g.map(unit), lb = b.map(unit)
+                lut.apply(r: &lr, g: &lg, b: &lb, count: count, interpolation: .tetrahedral)
+                let blend = { (v: [Float], l: [Float]) in zip(v, l).map { v, l in v + 0.8 * (l - v) } }
+                let expected = blend(r, lr) + blend(g, lg) + blend(b, lb)
                 var er = r, eg = g, eb = b
                 lut.mixThroughCopies(r: &er, g: &eg, b: &eb, count: count, strength: 0.8)
                 lut.mix(r: &r, g: &g, b: &b, count: count, strength: 0.8)
                 let mismatches = zip(r + g + b, er + eg + eb).filter { $0.bitPattern != $1.bitPattern }.count
                 XCTAssertEqual(mismatches, 0, "\(label), \(count) pixels")
+                for (path, got) in [("one pass", r + g + b), ("copies", er + eg + eb)] {
+                    let off = zip(got, expected).filter { $0.bitPattern != $1.bitPattern && !($0.isNaN && $1.isNaN) }.count
+                    XCTAssertEqual(off, 0, "\(label), \(count) pixels, \(path) against the written-out reference")
+                }
                 XCTAssertTrue(r[0].isNaN, "\(label): NaN stays NaN through the blend")
                 // The blend moved the pixels (the test would pass trivially if neither path did anything).
                 XCTAssertNotEqual(g[1], values(count, in: -0.3...1.3, seed: 5)[1], label)

@@ -2,8 +2,8 @@ import Foundation
 
 /// A blurred luminance of a whole image, kept at reduced resolution (the blur radius is a fraction of
 /// the frame, so a grid ~512 cells on the long edge carries all of it) and upsampled bilinearly: a grid
-/// row is interpolated across the image width when a band first needs it (kept per worker in a
-/// `GuideRowCache`), and a band's rows are blends of two of those.
+/// row is interpolated across the image width when a band first needs it (memoised per thread in
+/// `ThreadTables`, under the plane's `identity`), and a band's rows are blends of two of those.
 /// Built from a `GuideGrid`'s luma in a fixed order, so it is identical for any thread count.
 struct GuidePlane: Sendable {
     let gridWidth: Int
@@ -15,6 +15,10 @@ struct GuidePlane: Sendable {
     let grid: [Float]
     /// Per image column: the grid cell to the left of the pixel centre, the one to its right, and the weight of the right one.
     private let left: [Int], right: [Int], weight: [Float]
+    /// Unique per plane, so its memoised rows never answer for another plane's.
+    private let identity: UInt64
+
+    private static let planesMade = LockedBox<UInt64>(0)
 
     static let gridLongEdge = 512
 
@@ -39,6 +43,7 @@ struct GuidePlane: Sendable {
         left = columns.map(\.cell)
         right = columns.map { min($0.cell + 1, gw - 1) }
         weight = columns.map(\.weight)
+        identity = GuidePlane.planesMade.withLock { $0 += 1; return $0 }
     }
 
     /// Where pixel `i`'s centre falls among the grid's sample centres along one axis: the cell at or before it
@@ -108,54 +113,29 @@ struct GuidePlane: Sendable {
         }
     }
 
-    /// Grid row `gy` linearly interpolated at the image's pixel centres, into `out` (imageWidth floats).
-    private func wideRow(_ gy: Int, into out: UnsafeMutablePointer<Float>) {
-        grid.withUnsafeBufferPointer { g in left.withUnsafeBufferPointer { l in right.withUnsafeBufferPointer { r in
-            weight.withUnsafeBufferPointer { w in
-                let v = g.baseAddress! + gy * gridWidth
-                for x in 0..<imageWidth {
-                    let a = v[l[x]], b = v[r[x]]
-                    out[x] = a + w[x] * (b - a)
+    /// Grid row `gy` linearly interpolated at the image's pixel centres (imageWidth floats), built once per thread.
+    private func wideRow(_ gy: Int) -> UnsafePointer<Float> {
+        ThreadTables.table(ThreadTables.Key(kind: 0x6764_7277, a: gy, b: identity, c: UInt64(imageWidth)), count: imageWidth) { out in
+            grid.withUnsafeBufferPointer { g in left.withUnsafeBufferPointer { l in right.withUnsafeBufferPointer { r in
+                weight.withUnsafeBufferPointer { w in
+                    let v = g.baseAddress! + gy * gridWidth
+                    for x in 0..<imageWidth {
+                        let a = v[l[x]], b = v[r[x]]
+                        out[x] = a + w[x] * (b - a)
+                    }
                 }
-            }
-        } } }
+            } } }
+        }
     }
 
-    /// Fills `out` (rows × imageWidth) with the plane bilinearly sampled at full-resolution pixel centres;
-    /// `cache` is the calling worker's (consecutive bands reuse its interpolated grid rows).
-    func sample(y0: Int, rows: Int, into out: UnsafeMutablePointer<Float>, cache: GuideRowCache) {
+    /// Fills `out` (rows × imageWidth) with the plane bilinearly sampled at full-resolution pixel centres.
+    func sample(y0: Int, rows: Int, into out: UnsafeMutablePointer<Float>) {
         let w = imageWidth
         for row in 0..<rows {
             let (gy0, ty) = GuidePlane.samplePosition(y0 + row, factor: factor, cells: gridHeight)
-            let gy1 = min(gy0 + 1, gridHeight - 1)
-            let (top, bottom) = cache.rows(gy0, gy1) { wideRow($0, into: $1) }
+            let top = wideRow(gy0), bottom = wideRow(min(gy0 + 1, gridHeight - 1))
             let o = out + row * w
             for x in 0..<w { o[x] = top[x] + ty * (bottom[x] - top[x]) }
         }
-    }
-}
-
-/// One worker's two most recent interpolated grid rows of one `GuidePlane`.
-final class GuideRowCache {
-    private var keys = (-1, -1)
-    private let slots: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>)
-
-    init(width: Int) {
-        slots = (.allocate(capacity: width), .allocate(capacity: width))
-    }
-
-    deinit { slots.0.deallocate(); slots.1.deallocate() }
-
-    /// Rows `a` and `b`, filled by `fill(row, into)` when not already held.
-    func rows(_ a: Int, _ b: Int, fill: (Int, UnsafeMutablePointer<Float>) -> Void) -> (UnsafePointer<Float>, UnsafePointer<Float>) {
-        func slot(_ k: Int, keeping other: Int) -> UnsafeMutablePointer<Float> {
-            if keys.0 == k { return slots.0 }
-            if keys.1 == k { return slots.1 }
-            // Refill the slot that does not hold the other row needed now.
-            if keys.0 != other { keys.0 = k; fill(k, slots.0); return slots.0 }
-            keys.1 = k; fill(k, slots.1); return slots.1
-        }
-        let top = slot(a, keeping: b)
-        return (UnsafePointer(top), UnsafePointer(slot(b, keeping: a)))
     }
 }

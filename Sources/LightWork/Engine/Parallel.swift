@@ -41,19 +41,6 @@ public struct UncheckedSendable<T>: @unchecked Sendable {
     public init(_ value: T) { self.value = value }
 }
 
-/// A lock-protected counter for work stealing among band workers.
-final class AtomicCounter: @unchecked Sendable {
-    private var value = 0
-    private let lock = NSLock()
-    func increment() -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        let v = value
-        value += 1
-        return v
-    }
-}
-
 /// Hands out consecutive runs of `0..<count` to workers under a lock: each run is a quarter of one worker's
 /// share of what is left, between 1 and `longestRun` items (guided self-scheduling).
 final class RunClaims: @unchecked Sendable {

@@ -129,16 +129,15 @@ public struct Renderer: Sendable {
         let keepsLastDomain = finish != nil || keepFinalSpace
         let tail = SpaceConversion(from: last, to: keepsLastDomain ? last : original)
         let bandCount = (h + rowsPerBand - 1) / rowsPerBand
-        let rowCaches = scratch.map { _ in steps.map { $0.2 == nil ? nil : GuideRowCache(width: w) } }
         let finishBox = UncheckedSendable(finish)
         Parallel.forEach(bandCount, workers: scratch.count) { worker, index in
             let s = scratch[worker]
             let y0 = index * rowsPerBand, rows = min(rowsPerBand, h - y0)
             BandIO.load(image, y0: y0, rows: rows, into: s, mappedThrough: loadTable)
-            for (k, (conversion, filter, guide)) in steps.enumerated() {
+            for (conversion, filter, guide) in steps {
                 conversion.apply(r: s.r, g: s.g, b: s.b, count: rows * w)
                 // One guide buffer serves every guided filter in turn.
-                if let guide, let cache = rowCaches[worker][k] { guide.sample(y0: y0, rows: rows, into: s.guide, cache: cache) }
+                if let guide { guide.sample(y0: y0, rows: rows, into: s.guide) }
                 filter.apply(s.band(y0: y0, rows: rows, width: w, withGuide: guide != nil), context)
             }
             tail.apply(r: s.r, g: s.g, b: s.b, count: rows * w)

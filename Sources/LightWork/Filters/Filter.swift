@@ -20,8 +20,8 @@ public protocol Filter: Sendable {
     var domain: FilterDomain { get }
     /// When non-nil, the engine computes a blurred luminance of the filter's input with this radius,
     /// given as a fraction of the image's long edge (so the result is resolution independent), from a
-    /// reduced copy of the image run through the chain up to this filter. `apply` may then also be called
-    /// on that reduced copy (a band the size of the guide grid), so the next guide sees this filter's effect.
+    /// reduced copy of the image run through the chain up to this filter. `apply` is then also called on bands
+    /// of that reduced copy (the guide grid), so the next guide sees this filter's effect.
     var guideRadius: Double? { get }
     /// Transforms one band in place.
     func apply(_ band: PixelBand, _ context: RenderContext)

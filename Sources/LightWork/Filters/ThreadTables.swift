@@ -1,7 +1,8 @@
 import Foundation
 
 /// Per-thread memo of tables that depend only on a filter's parameters and the image geometry (a vignette's
-/// column term, grain's column weights and its lattice rows, hashed and interpolated), so they are computed once per
+/// column term, grain's column weights and its lattice rows, hashed and interpolated, a guide's grid rows
+/// interpolated across the image), so they are computed once per
 /// thread rather than once per band and bands can stay one row high (in cache). A table's contents are a
 /// pure function of its key, so which thread built it never changes a value.
 enum ThreadTables {
@@ -14,9 +15,9 @@ enum ThreadTables {
         var d: UInt64 = 0
     }
 
-    /// Tables kept per thread before the oldest generation is dropped: enough for the grain lattice rows that
-    /// neighbouring image rows share (each hashed and interpolated across the image) with the column tables,
-    /// and small enough that two generations of image-wide rows stay a few MB.
+    /// Tables kept per thread before the oldest generation is dropped: enough for what a run of 64 image rows
+    /// shares (grain's lattice rows, hashed and interpolated across the image, about 70; two guides' grid rows,
+    /// about 12; the column tables), and small enough that two generations of image-wide rows stay a few MB.
     static let limit = 96
 
     private final class Store {

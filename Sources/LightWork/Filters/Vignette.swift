@@ -24,7 +24,7 @@ public struct Vignette: Filter {
         self.amount = min(max(amount, -1), 1)
         self.size = min(max(size, 0), 1)
         self.feather = min(max(feather, 0), 1)
-        let stops = self.amount > 0 ? -2 * self.amount : -self.amount
+        let stops = Vignette.stops(amount: self.amount)
         gainPoly = Vignette.gainPolynomial(stops * M_LN2)
         slopePoly = Vignette.slopePolynomial(stops * M_LN2 / 2.4)
     }
@@ -33,7 +33,9 @@ public struct Vignette: Filter {
     public var domain: FilterDomain { .perceptual }
 
     /// Exposure change at full strength, in stops.
-    var stops: Double { amount > 0 ? -2 * amount : -amount }   // as in init
+    var stops: Double { Vignette.stops(amount: amount) }
+
+    static func stops(amount: Double) -> Double { amount > 0 ? -2 * amount : -amount }
     /// The ramp runs over r² from size² to this (r² avoids a square root per pixel).
     var rampEndSquared: Double {
         let end = size + (1 - size) * (0.1 + 0.9 * feather)

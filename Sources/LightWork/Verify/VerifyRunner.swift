@@ -83,16 +83,10 @@ public enum VerifyRunner {
 
         let keep = temporary == nil
         let results = LockedBox([(VerifyReport.CaseResult, CaseThumbnails?)?](repeating: nil, count: cases.count))
-        let next = AtomicCounter()
-        let workers = max(1, min(options.jobs, cases.count))
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            while true {
-                let i = next.increment()
-                if i >= cases.count { break }
-                let outcome = runCase(cases[i], suite: suite, suitePath: suitePath, renderer: renderer, candidates: candidates, keep: keep, options: options)
-                results.withLock { $0[i] = outcome }
-                onCase(outcome.0)
-            }
+        Parallel.forEach(cases.count, workers: max(1, options.jobs)) { _, i in
+            let outcome = runCase(cases[i], suite: suite, suitePath: suitePath, renderer: renderer, candidates: candidates, keep: keep, options: options)
+            results.withLock { $0[i] = outcome }
+            onCase(outcome.0)
         }
         var thumbnails: [String: CaseThumbnails] = [:]
         for case let (result, thumbs)? in results.withLock({ $0 }) {
