@@ -21,35 +21,41 @@ public enum ChainBenchmark {
     static var chain: [any Filter] { FilterChain.build(values: values, look: look.lut(size: lutSize), strength: 0.8) }
 
     /// One line per storage space (RAW linear ProPhoto and device RGB) plus the copy reference, each the best of
-    /// `repeats` runs (shared machines vary by ±10–15 % from run to run, in bursts; the median of the runs is
-    /// printed beside it). Each run
+    /// `repeats` runs with the median beside it. Shared machines vary by ±10–15 % in bursts of several seconds,
+    /// so the runs take turns (copy, one space, the other, copy, …): a burst then slows every line alike rather
+    /// than one line's whole series. Each run
     /// stores its result as half floats in the last filter's domain, where a render hands the bands to the
     /// output transform (that conversion belongs to encoding, which is excluded). Wall-clock
     /// MP/s depends on what else the machine runs; "cpu" is megapixels per CPU-second of this process
     /// times the thread count, i.e. the throughput the same work reaches on otherwise idle cores.
-    public static func run(width: Int, height: Int, repeats: Int = 9) -> String {
+    public static func run(width: Int, height: Int, repeats: Int = 15) -> String {
         let renderer = Renderer(chain: chain)
         let context = RenderContext(width: width, height: height, seed: 0x5eed)
         let mp = Double(width * height) / 1e6
         let threads = Double(Parallel.threads)
         var lines = ["chain: \(renderer.filters.map(\.name).joined(separator: " → ")) (film \(look.lookupId), \(lutSize)³ LUT) on \(width)×\(height), \(Parallel.threads) threads",
-                     "(each result stored as half floats in the chain's last domain, sRGB-encoded, ready for the output transform)"]
+                     "(each result stored as half floats in the chain's last domain, sRGB-encoded, ready for the output transform;",
+                     " runs alternate between the three lines)"]
+        let spaces = [WorkingSpace.rawLinear, .deviceRGB]
         let source = syntheticImage(width: width, height: height, space: .deviceRGB)
-        let copyTime = best(repeats) {
-            let copy = WorkingImage(width: width, height: height, space: source.space)
-            return timed { copy.storage.update(from: source.storage, count: 4 * source.pixelCount) }
-        }
-        lines.append(String(format: "buffer copy:      %7.1f MP/s wall (%.3f s)", mp / copyTime.wall, copyTime.wall))
-        for space in [WorkingSpace.rawLinear, .deviceRGB] {
-            let image = syntheticImage(width: width, height: height, space: space)
-            let times = timings(repeats) {
+        let images = spaces.map { syntheticImage(width: width, height: height, space: $0) }
+        let copy = WorkingImage(width: width, height: height, space: source.space)
+        var copyTimes: [(wall: Double, cpu: Double)] = []
+        var times = [[(wall: Double, cpu: Double)]](repeating: [], count: spaces.count)
+        for _ in 0..<max(1, repeats) {
+            copyTimes.append(timed { copy.storage.update(from: source.storage, count: 4 * source.pixelCount) })
+            for (k, image) in images.enumerated() {
                 let work = image.copy()
-                return timed { renderer.apply(to: work, context: context, keepFinalSpace: true) }
+                times[k].append(timed { renderer.apply(to: work, context: context, keepFinalSpace: true) })
             }
-            let time = times.min { $0.wall < $1.wall }!, median = times.map(\.wall).sorted()[times.count / 2]
+        }
+        let copyTime = copyTimes.min { $0.wall < $1.wall }!
+        lines.append(String(format: "buffer copy:      %7.1f MP/s wall (%.3f s)", mp / copyTime.wall, copyTime.wall))
+        for (k, space) in spaces.enumerated() {
+            let time = times[k].min { $0.wall < $1.wall }!, median = times[k].map(\.wall).sorted()[times[k].count / 2]
             let label = (space.description + ":").padding(toLength: 17, withPad: " ", startingAt: 0)
             lines.append(String(format: "%@ %7.1f MP/s wall, %7.1f MP/s cpu (best of %d: %.3f s wall, %.3f s cpu; %.1f× the copy time; median %.1f MP/s)",
-                                label, mp / time.wall, mp * threads / time.cpu, repeats, time.wall, time.cpu, time.wall / copyTime.wall, mp / median))
+                                label, mp / time.wall, mp * threads / time.cpu, times[k].count, time.wall, time.cpu, time.wall / copyTime.wall, mp / median))
         }
         return lines.joined(separator: "\n")
     }
@@ -130,14 +136,9 @@ public enum ChainBenchmark {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
-    /// The fastest of `n` runs by wall time.
+    /// The fastest of `n` runs (at least one) by wall time.
     static func best(_ n: Int, _ body: () -> (wall: Double, cpu: Double)) -> (wall: Double, cpu: Double) {
-        timings(n, body).min { $0.wall < $1.wall }!
-    }
-
-    /// `body`'s timings over `n` runs (at least one).
-    static func timings(_ n: Int, _ body: () -> (wall: Double, cpu: Double)) -> [(wall: Double, cpu: Double)] {
-        (0..<max(1, n)).map { _ in body() }
+        (0..<max(1, n)).map { _ in body() }.min { $0.wall < $1.wall }!
     }
 
     /// Smooth colour gradients with fine texture: midtones, shadows, highlights and saturated colours.
