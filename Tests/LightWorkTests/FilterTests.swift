@@ -1,4 +1,4 @@
-import LightWork
+@testable import LightWork
 import XCTest
 
 /// Each filter: exactly neutral at 0, and moving the image in its documented direction.
@@ -190,6 +190,38 @@ final class FilterTests: XCTestCase {
         let changed = zip(before, after).filter { $0 != $1 }.count
         XCTAssertGreaterThan(changed, 10)
         XCTAssertLessThan(Double(changed) / Double(before.count), 0.05)
+    }
+
+    /// Dust drawn band by band from the frame's shared layout equals every cell's particle drawn, in cell
+    /// order, over the whole frame at once: the layout holds the same particles and skips only bands they
+    /// cannot reach (including hairs at the largest size, which reach furthest).
+    func testDustBandsMatchEveryParticleDrawnOverTheWholeFrame() {
+        let width = 640, height = 480, n = width * height
+        for (density, size, seed) in [(1.0, 1.0, UInt64(7)), (0.6, 0.2, 8), (1.0, 0.5, 9)] {
+            let dust = Dust(density: density, size: size)
+            let context = RenderContext(width: width, height: height, seed: seed)
+            let original = (0..<(4 * n)).map { Float($0 % 997) / 997 }
+            var banded = original, whole = original
+            banded.withUnsafeMutableBufferPointer { p in
+                let r = p.baseAddress!, g = r + n, b = g + n, a = b + n
+                for y in 0..<height {
+                    let o = y * width
+                    dust.apply(PixelBand(r: r + o, g: g + o, b: b + o, a: a + o, guide: nil, y0: y, rows: 1, width: width), context)
+                }
+            }
+            whole.withUnsafeMutableBufferPointer { p in
+                let r = p.baseAddress!, band = PixelBand(r: r, g: r + n, b: r + 2 * n, a: r + 3 * n, guide: nil, y0: 0, rows: height, width: width)
+                let le = Double(context.longEdge), key = LatticeHash.key(seed: seed, salt: Dust.salt)
+                for cy in 0..<Int(ceil(Double(height) / le / Dust.cell)) {
+                    for cx in 0..<Int(ceil(Double(width) / le / Dust.cell)) {
+                        DustParticle(cellX: cx, cellY: cy, key: key, density: density, size: size)?.draw(into: band, longEdge: le)
+                    }
+                }
+            }
+            let changed = zip(whole, original).filter { $0 != $1 }.count
+            XCTAssertGreaterThan(changed, 100, "dust \(density)/\(size) drew something")
+            XCTAssertEqual(banded.map(\.bitPattern), whole.map(\.bitPattern), "dust \(density)/\(size)")
+        }
     }
 
     /// Grain and dust depend on the seed and coordinates only: same bytes for 1 or 4 threads and on reruns.

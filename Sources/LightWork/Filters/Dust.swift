@@ -35,20 +35,63 @@ public struct Dust: Filter {
     public func apply(_ band: PixelBand, _ context: RenderContext) {
         if density == 0 { return }
         let le = Double(context.longEdge)
-        let key = LatticeHash.key(seed: context.seed, salt: Dust.salt)
+        let layout = DustLayout.shared(for: self, context: context)
         let top = Double(band.y0) / le, bottom = Double(band.y0 + band.rows) / le
         let firstRow = max(0, Int(floor((top - reach) / Dust.cell)))
-        let lastRow = Int(floor((bottom + reach) / Dust.cell))
-        let columns = Int(ceil(Double(context.width) / le / Dust.cell))
-        let maxRow = Int(ceil(Double(context.height) / le / Dust.cell)) - 1
-        guard firstRow <= min(lastRow, maxRow) else { return }
-        for cy in firstRow...min(lastRow, maxRow) {
-            for cx in 0..<columns {
-                if let particle = DustParticle(cellX: cx, cellY: cy, key: key, density: density, size: size) {
-                    particle.draw(into: band, longEdge: le)
-                }
+        let lastRow = min(Int(floor((bottom + reach) / Dust.cell)), layout.maxRow)
+        guard firstRow <= lastRow else { return }
+        let lastY = band.y0 + band.rows - 1
+        for cy in firstRow...lastRow {
+            for cx in 0..<layout.columns {
+                // Skipping strokes outside the band's rows is what `draw` would do after its own bounds check.
+                guard let stroke = layout.cells[cy * layout.columns + cx], stroke.top <= lastY, stroke.bottom >= band.y0 else { continue }
+                stroke.draw(into: band)
             }
         }
+    }
+}
+
+/// Every cell's particle for one frame, prepared in pixels: generated once per render instead of once per
+/// band (a one-row band looks at about 140 cells). The strokes are those `DustParticle(cellX:…)` gives, so
+/// the drawing is unchanged.
+struct DustLayout: @unchecked Sendable {
+    struct Key: Hashable {
+        let hashKey: UInt32
+        let density, size: Double
+        let width, height: Int
+    }
+
+    let key: Key
+    let columns: Int
+    /// The last cell row holding any of the frame.
+    let maxRow: Int
+    /// Row-major, `columns` a cell row; nil where the cell is empty.
+    let cells: [DustStroke?]
+
+    init(_ key: Key) {
+        self.key = key
+        let le = Double(max(key.width, key.height))
+        columns = Int(ceil(Double(key.width) / le / Dust.cell))
+        maxRow = Int(ceil(Double(key.height) / le / Dust.cell)) - 1
+        var cells: [DustStroke?] = []
+        for cy in 0...max(0, maxRow) {
+            for cx in 0..<columns {
+                cells.append(DustParticle(cellX: cx, cellY: cy, key: key.hashKey, density: key.density, size: key.size)?.stroke(longEdge: le))
+            }
+        }
+        self.cells = cells
+    }
+
+    /// The most recent frame's layout: renders of one image reuse it, band after band, on every thread.
+    private static let latest = LockedBox<DustLayout?>(nil)
+
+    static func shared(for dust: Dust, context: RenderContext) -> DustLayout {
+        let key = Key(hashKey: LatticeHash.key(seed: context.seed, salt: Dust.salt), density: dust.density, size: dust.size,
+                      width: context.width, height: context.height)
+        if let layout = latest.withLock({ $0 }), layout.key == key { return layout }
+        let layout = DustLayout(key)   // two threads may both build the first one: the same value either way
+        latest.withLock { $0 = layout }
+        return layout
     }
 }
 
@@ -93,21 +136,26 @@ struct DustParticle {
         }
     }
 
-    /// Blends the particle into the rows of `band` it overlaps.
-    func draw(into band: PixelBand, longEdge le: Double) {
-        // Work in pixels; widen sub-pixel particles and lower their opacity to keep their weight.
-        let minimum = kind == .speck ? 0.7 : 0.5
-        let rPixels = radius * le
-        let rDrawn = max(rPixels, minimum)
-        let fade = kind == .speck ? (rPixels / rDrawn) * (rPixels / rDrawn) : rPixels / rDrawn
-        let alpha = opacity * Float(fade)
+    /// The radius drawn, in pixels: sub-pixel particles are widened (and `draw` lowers their opacity to keep
+    /// their weight).
+    func drawnRadius(longEdge le: Double) -> Double { max(radius * le, kind == .speck ? 0.7 : 0.5) }
+
+    /// The box `draw` clips to, corner to corner, in pixels.
+    func bounds(longEdge le: Double) -> (lo: SIMD2<Double>, hi: SIMD2<Double>) {
+        let rDrawn = drawnRadius(longEdge: le)
         let q0 = p0 * le, q1 = p1 * le, q2 = p2 * le
-        let lo = pointwiseMin(pointwiseMin(q0, q1), q2) - rDrawn - 1
-        let hi = pointwiseMax(pointwiseMax(q0, q1), q2) + rDrawn + 1
-        let x0 = max(0, Int(floor(lo.x))), x1 = min(band.width - 1, Int(ceil(hi.x)))
-        let y0 = max(band.y0, Int(floor(lo.y))), y1 = min(band.y0 + band.rows - 1, Int(ceil(hi.y)))
-        if x0 > x1 || y0 > y1 { return }
-        let inner = Float(kind == .speck ? 0.5 * rDrawn : 0.3 * rDrawn), outer = Float(rDrawn + 0.5)
+        return (pointwiseMin(pointwiseMin(q0, q1), q2) - rDrawn - 1, pointwiseMax(pointwiseMax(q0, q1), q2) + rDrawn + 1)
+    }
+
+    /// Blends the particle into the rows of `band` it overlaps.
+    func draw(into band: PixelBand, longEdge le: Double) { stroke(longEdge: le).draw(into: band) }
+
+    /// The particle in pixels for an image with this long edge: what `draw` paints, prepared once.
+    func stroke(longEdge le: Double) -> DustStroke {
+        let rPixels = radius * le
+        let rDrawn = drawnRadius(longEdge: le)
+        let fade = kind == .speck ? (rPixels / rDrawn) * (rPixels / rDrawn) : rPixels / rDrawn
+        let q0 = p0 * le, q1 = p1 * le, q2 = p2 * le
         // A hair is drawn as 12 straight pieces of its curve.
         var points = [SIMD2<Float>]()
         if kind == .hair {
@@ -118,31 +166,20 @@ struct DustParticle {
                 points.append(SIMD2(Float(q.x), Float(q.y)))
             }
         }
-        let centre = SIMD2(Float(q0.x), Float(q0.y))
-        for y in y0...y1 {
-            let row = (y - band.y0) * band.width
-            let py = Float(y) + 0.5
-            for x in x0...x1 {
-                let p = SIMD2(Float(x) + 0.5, py)
-                let d = kind == .speck ? distance(p, centre) : DustParticle.distance(p, polyline: points)
-                if d >= outer { continue }
-                let t = min(max((d - inner) / (outer - inner), 0), 1)
-                let a = alpha * (1 - t * t * (3 - 2 * t))
-                let i = row + x
-                band.r[i] += a * (target - band.r[i])
-                band.g[i] += a * (target - band.g[i])
-                band.b[i] += a * (target - band.b[i])
-            }
-        }
+        let (lo, hi) = bounds(longEdge: le)
+        return DustStroke(isSpeck: kind == .speck, alpha: opacity * Float(fade),
+                          inner: Float(kind == .speck ? 0.5 * rDrawn : 0.3 * rDrawn), outer: Float(rDrawn + 0.5),
+                          target: target, centre: SIMD2(Float(q0.x), Float(q0.y)), points: points,
+                          left: Int(floor(lo.x)), right: Int(ceil(hi.x)), top: Int(floor(lo.y)), bottom: Int(ceil(hi.y)))
     }
 
-    private func distance(_ a: SIMD2<Float>, _ b: SIMD2<Float>) -> Float {
+    fileprivate static func distance(_ a: SIMD2<Float>, _ b: SIMD2<Float>) -> Float {
         let d = a - b
         return (d.x * d.x + d.y * d.y).squareRoot()
     }
 
     /// Distance from `p` to the nearest of the polyline's segments.
-    private static func distance(_ p: SIMD2<Float>, polyline: [SIMD2<Float>]) -> Float {
+    fileprivate static func distance(_ p: SIMD2<Float>, polyline: [SIMD2<Float>]) -> Float {
         var best = Float.greatestFiniteMagnitude
         for k in 0..<(polyline.count - 1) {
             let a = polyline[k], ab = polyline[k + 1] - a, ap = p - a
@@ -152,5 +189,38 @@ struct DustParticle {
             best = min(best, dx * dx + dy * dy)
         }
         return best.squareRoot()
+    }
+}
+
+/// A dust particle in pixels: its opacity ramp, shape and the box it is clipped to.
+struct DustStroke {
+    let isSpeck: Bool
+    let alpha, inner, outer, target: Float
+    /// A speck's centre; a hair's polyline.
+    let centre: SIMD2<Float>
+    let points: [SIMD2<Float>]
+    /// The box, in image columns and rows, before clipping to a band.
+    let left, right, top, bottom: Int
+
+    /// Blends the stroke into the rows of `band` it overlaps.
+    func draw(into band: PixelBand) {
+        let x0 = max(0, left), x1 = min(band.width - 1, right)
+        let y0 = max(band.y0, top), y1 = min(band.y0 + band.rows - 1, bottom)
+        if x0 > x1 || y0 > y1 { return }
+        for y in y0...y1 {
+            let row = (y - band.y0) * band.width
+            let py = Float(y) + 0.5
+            for x in x0...x1 {
+                let p = SIMD2(Float(x) + 0.5, py)
+                let d = isSpeck ? DustParticle.distance(p, centre) : DustParticle.distance(p, polyline: points)
+                if d >= outer { continue }
+                let t = min(max((d - inner) / (outer - inner), 0), 1)
+                let a = alpha * (1 - t * t * (3 - 2 * t))
+                let i = row + x
+                band.r[i] += a * (target - band.r[i])
+                band.g[i] += a * (target - band.g[i])
+                band.b[i] += a * (target - band.b[i])
+            }
+        }
     }
 }
