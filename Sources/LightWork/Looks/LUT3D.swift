@@ -75,6 +75,19 @@ public struct LUT3D: Sendable, Hashable {
         self = try! LUT3D(size: size, table: t, domainMin: domainMin, domainMax: domainMax, title: title)
     }
 
+    /// Equal when the lattices map alike: `paddedTable` is derived from `table` and takes no part.
+    public static func == (a: LUT3D, b: LUT3D) -> Bool {
+        a.size == b.size && a.domainMin == b.domainMin && a.domainMax == b.domainMax && a.title == b.title && a.table == b.table
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(size)
+        hasher.combine(domainMin)
+        hasher.combine(domainMax)
+        hasher.combine(title)
+        hasher.combine(table)
+    }
+
     /// The table that returns its input (on the 0…1 domain).
     public static func identity(size: Int) -> LUT3D { LUT3D(size: size, title: "identity") { $0 } }
 
