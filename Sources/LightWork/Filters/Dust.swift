@@ -54,7 +54,7 @@ public struct Dust: Filter {
 /// Every cell's particle for one frame, prepared in pixels: generated once per render instead of once per
 /// band (a one-row band looks at about 140 cells). The strokes are those `DustParticle(cellX:…)` gives, so
 /// the drawing is unchanged.
-struct DustLayout: @unchecked Sendable {
+struct DustLayout: Sendable {
     struct Key: Hashable {
         let hashKey: UInt32
         let density, size: Double
@@ -136,24 +136,14 @@ struct DustParticle {
         }
     }
 
-    /// The radius drawn, in pixels: sub-pixel particles are widened (and `draw` lowers their opacity to keep
-    /// their weight).
-    func drawnRadius(longEdge le: Double) -> Double { max(radius * le, kind == .speck ? 0.7 : 0.5) }
-
-    /// The box `draw` clips to, corner to corner, in pixels.
-    func bounds(longEdge le: Double) -> (lo: SIMD2<Double>, hi: SIMD2<Double>) {
-        let rDrawn = drawnRadius(longEdge: le)
-        let q0 = p0 * le, q1 = p1 * le, q2 = p2 * le
-        return (pointwiseMin(pointwiseMin(q0, q1), q2) - rDrawn - 1, pointwiseMax(pointwiseMax(q0, q1), q2) + rDrawn + 1)
-    }
-
     /// Blends the particle into the rows of `band` it overlaps.
     func draw(into band: PixelBand, longEdge le: Double) { stroke(longEdge: le).draw(into: band) }
 
     /// The particle in pixels for an image with this long edge: what `draw` paints, prepared once.
     func stroke(longEdge le: Double) -> DustStroke {
+        // Work in pixels; widen sub-pixel particles and lower their opacity to keep their weight.
         let rPixels = radius * le
-        let rDrawn = drawnRadius(longEdge: le)
+        let rDrawn = max(rPixels, kind == .speck ? 0.7 : 0.5)
         let fade = kind == .speck ? (rPixels / rDrawn) * (rPixels / rDrawn) : rPixels / rDrawn
         let q0 = p0 * le, q1 = p1 * le, q2 = p2 * le
         // A hair is drawn as 12 straight pieces of its curve.
@@ -166,7 +156,8 @@ struct DustParticle {
                 points.append(SIMD2(Float(q.x), Float(q.y)))
             }
         }
-        let (lo, hi) = bounds(longEdge: le)
+        let lo = pointwiseMin(pointwiseMin(q0, q1), q2) - rDrawn - 1
+        let hi = pointwiseMax(pointwiseMax(q0, q1), q2) + rDrawn + 1
         return DustStroke(isSpeck: kind == .speck, alpha: opacity * Float(fade),
                           inner: Float(kind == .speck ? 0.5 * rDrawn : 0.3 * rDrawn), outer: Float(rDrawn + 0.5),
                           target: target, centre: SIMD2(Float(q0.x), Float(q0.y)), points: points,
@@ -193,7 +184,7 @@ struct DustParticle {
 }
 
 /// A dust particle in pixels: its opacity ramp, shape and the box it is clipped to.
-struct DustStroke {
+struct DustStroke: Sendable {
     let isSpeck: Bool
     let alpha, inner, outer, target: Float
     /// A speck's centre; a hair's polyline.
