@@ -29,19 +29,12 @@ public struct Dust: Filter {
     public var isNeutral: Bool { density == 0 }
     public var domain: FilterDomain { .perceptual }
 
-    /// How far (long-edge units) a particle can reach from its cell's corner: a cell plus the longest hair.
-    var reach: Double { Dust.cell + 0.06 * (0.5 + size) * 1.5 + 0.01 }
-
     public func apply(_ band: PixelBand, _ context: RenderContext) {
         if density == 0 { return }
-        let le = Double(context.longEdge)
         let layout = DustLayout.shared(for: self, context: context)
-        let top = Double(band.y0) / le, bottom = Double(band.y0 + band.rows) / le
-        let firstRow = max(0, Int(floor((top - reach) / Dust.cell)))
-        let lastRow = min(Int(floor((bottom + reach) / Dust.cell)), layout.maxRow)
-        guard firstRow <= lastRow else { return }
         let lastY = band.y0 + band.rows - 1
-        for cy in firstRow...lastRow {
+        for (cy, span) in layout.rowSpans.enumerated() {
+            guard let span, span.lowerBound <= lastY, span.upperBound >= band.y0 else { continue }
             for cx in 0..<layout.columns {
                 // Skipping strokes outside the band's rows is what `draw` would do after its own bounds check.
                 guard let stroke = layout.cells[cy * layout.columns + cx], stroke.top <= lastY, stroke.bottom >= band.y0 else { continue }
@@ -52,7 +45,7 @@ public struct Dust: Filter {
 }
 
 /// Every cell's particle for one frame, prepared in pixels: generated once per render instead of once per
-/// band (a one-row band looks at about 140 cells). The strokes are those `DustParticle(cellX:…)` gives, so
+/// band (a one-row band looked at about 140 cells). The strokes are those `DustParticle(cellX:…)` gives, so
 /// the drawing is unchanged.
 struct DustLayout: Sendable {
     struct Key: Hashable {
@@ -63,23 +56,29 @@ struct DustLayout: Sendable {
 
     let key: Key
     let columns: Int
-    /// The last cell row holding any of the frame.
-    let maxRow: Int
     /// Row-major, `columns` a cell row; nil where the cell is empty.
     let cells: [DustStroke?]
+    /// Per cell row, the image rows its strokes cover (nil for a row without any): a band skips the others whole.
+    let rowSpans: [ClosedRange<Int>?]
 
     init(_ key: Key) {
         self.key = key
         let le = Double(max(key.width, key.height))
-        columns = Int(ceil(Double(key.width) / le / Dust.cell))
-        maxRow = Int(ceil(Double(key.height) / le / Dust.cell)) - 1
+        let columns = Int(ceil(Double(key.width) / le / Dust.cell))
+        let cellRows = max(1, Int(ceil(Double(key.height) / le / Dust.cell)))
         var cells: [DustStroke?] = []
-        for cy in 0...max(0, maxRow) {
+        for cy in 0..<cellRows {
             for cx in 0..<columns {
                 cells.append(DustParticle(cellX: cx, cellY: cy, key: key.hashKey, density: key.density, size: key.size)?.stroke(longEdge: le))
             }
         }
+        self.columns = columns
         self.cells = cells
+        rowSpans = (0..<cellRows).map { cy in
+            let strokes = cells[(cy * columns)..<((cy + 1) * columns)].compactMap { $0 }
+            guard let top = strokes.map(\.top).min(), let bottom = strokes.map(\.bottom).max() else { return nil }
+            return top...bottom
+        }
     }
 
     /// The most recent frame's layout: renders of one image reuse it, band after band, on every thread.

@@ -52,6 +52,11 @@ public struct Grain: Filter {
     }
 }
 
+/// One octave of value noise: uniform values in −1…1 at the integer points of a lattice with `cell`-pixel
+/// spacing, hashed from (key, lattice column, lattice row), interpolated with smoothstep. Everything depends
+/// on absolute coordinates, never on where a band starts; the hashed lattice rows, the per-column weights and
+/// the lattice rows interpolated across the image are memoised per thread (`ThreadTables`), so one-row bands neither
+/// hash nor interpolate a lattice row per image row.
 struct NoiseOctave {
     let inverseCell: Double
     let key: UInt32
