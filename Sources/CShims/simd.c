@@ -82,6 +82,48 @@ static size_t curve_portable(const lw_curve *c, float *v, size_t i, size_t n) {
     return n;
 }
 
+// The common case in fewer operations (the vector unit's pipes are what the curve is bound by): above a toe,
+// u cannot fall below the toe's own exponent, so sixteen table entries from there (two registers, one blend)
+// cover u up to 2^7 or more, and an encoder's u = a skips the input's multiply and add (a·1 + 0 = a exactly).
+// Same operations on every value it accepts, so the same bits; a group it refuses goes to `curve8`.
+typedef struct {
+    __m256 inScale, inOffset, outScale, outOffset, toeEnd, toeSlope, p[8], s[2];
+    __m256i base;
+} window_constants;
+
+__attribute__((target("avx2"), always_inline))
+static inline int curve8_window(const window_constants *k, float *v, int affine) {
+    const __m256 absMask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    __m256 x = _mm256_loadu_ps(v);
+    __m256 a = _mm256_and_ps(x, absMask);
+    __m256i ub = _mm256_castps_si256(affine ? _mm256_add_ps(_mm256_mul_ps(a, k->inScale), k->inOffset) : a);
+    __m256i index = _mm256_sub_epi32(_mm256_srli_epi32(ub, 23), k->base);
+    __m256i inWindow = _mm256_cmpeq_epi32(_mm256_min_epu32(index, _mm256_set1_epi32(15)), index);
+    __m256 toe = _mm256_cmp_ps(a, k->toeEnd, _CMP_LE_OQ);
+    if (_mm256_movemask_ps(_mm256_or_ps(toe, _mm256_castsi256_ps(inWindow))) != 0xff) return 0;
+    __m256 t = _mm256_sub_ps(_mm256_castsi256_ps(_mm256_or_si256(_mm256_and_si256(ub, _mm256_set1_epi32(0x007fffff)),
+                                                                 _mm256_set1_epi32(0x3f800000))), _mm256_set1_ps(1.5f));
+    __m256 t2 = _mm256_mul_ps(t, t), t4 = _mm256_mul_ps(t2, t2);
+    __m256 q01 = _mm256_add_ps(k->p[0], _mm256_mul_ps(k->p[1], t)), q23 = _mm256_add_ps(k->p[2], _mm256_mul_ps(k->p[3], t));
+    __m256 q45 = _mm256_add_ps(k->p[4], _mm256_mul_ps(k->p[5], t)), q67 = _mm256_add_ps(k->p[6], _mm256_mul_ps(k->p[7], t));
+    __m256 q = _mm256_add_ps(_mm256_add_ps(q01, _mm256_mul_ps(q23, t2)), _mm256_mul_ps(_mm256_add_ps(q45, _mm256_mul_ps(q67, t2)), t4));
+    __m256 scale = _mm256_blendv_ps(_mm256_permutevar8x32_ps(k->s[0], index), _mm256_permutevar8x32_ps(k->s[1], index),
+                                    _mm256_castsi256_ps(_mm256_slli_epi32(index, 28)));
+    __m256 powered = _mm256_add_ps(_mm256_mul_ps(_mm256_mul_ps(q, scale), k->outScale), k->outOffset);
+    __m256 magnitude = _mm256_blendv_ps(powered, _mm256_mul_ps(a, k->toeSlope), toe);
+    _mm256_storeu_ps(v, _mm256_or_ps(magnitude, _mm256_andnot_ps(absMask, x)));
+    return 1;
+}
+
+// Groups through the window, the rest through the whole table; stops at a group neither takes.
+__attribute__((target("avx2"), always_inline))
+static inline size_t curve_window_loop(const window_constants *w, const curve_constants *k, float *v, size_t n, int affine) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        if (!curve8_window(w, v + i, affine) && !curve8(k, v + i)) return i;
+    return i;
+}
+
 __attribute__((target("avx2")))
 static size_t curve_avx2(const lw_curve *c, float *v, size_t n) {
     curve_constants k;
@@ -91,6 +133,20 @@ static size_t curve_avx2(const lw_curve *c, float *v, size_t n) {
     for (int j = 0; j < 8; j++) k.p[j] = _mm256_set1_ps(c->poly[j]);
     for (int j = 0; j < 4; j++) k.s[j] = _mm256_loadu_ps(c->scale + 8 * j);
     size_t i = 0;
+    if (c->toe_end > 0) {
+        // The window starts at the exponent of u at the toe's end (at most 16 entries from the table's end).
+        int first = (int)(to_bits(c->toe_end * c->in_scale + c->in_offset) >> 23) - (127 - 24);
+        if (first < 0) first = 0;
+        if (first > 16) first = 16;
+        window_constants w;
+        w.inScale = k.inScale; w.inOffset = k.inOffset; w.outScale = k.outScale; w.outOffset = k.outOffset;
+        w.toeEnd = k.toeEnd; w.toeSlope = k.toeSlope;
+        for (int j = 0; j < 8; j++) w.p[j] = k.p[j];
+        for (int j = 0; j < 2; j++) w.s[j] = _mm256_loadu_ps(c->scale + first + 8 * j);
+        w.base = _mm256_set1_epi32(127 - 24 + first);
+        i = c->in_scale == 1 && c->in_offset == 0 ? curve_window_loop(&w, &k, v, n, 0) : curve_window_loop(&w, &k, v, n, 1);
+        if (i + 8 <= n) return i;
+    }
     for (; i + 8 <= n; i += 8)
         if (!curve8(&k, v + i)) return i;
     return curve_portable(c, v, i, n);
@@ -100,15 +156,15 @@ size_t lw_curve_apply(const lw_curve *c, float *v, size_t n) {
     return lw_simd_uses_avx2() ? curve_avx2(c, v, n) : curve_portable(c, v, 0, n);
 }
 
-// Lattice coordinate of one channel: clamped to 0…last (NaN to 0), the cell index (the last cell takes the
-// top) and the fraction inside it. Truncation is the floor here since the coordinate is not negative.
+// Lattice coordinate of one channel: clamped to 0…last (NaN to 0), the cell (the last cell takes the top) as
+// a whole float, and the fraction inside it. Flooring is truncation here since the coordinate is not negative.
 __attribute__((target("avx2")))
-static inline void lut_axis(__m256 v, __m256 minimum, __m256 scale, __m256 last, __m256 lastCell, __m256i *cell, __m256 *fraction) {
+static inline void lut_axis(__m256 v, __m256 minimum, __m256 scale, __m256 last, __m256 lastCell, __m256 *cell, __m256 *fraction) {
     __m256 x = _mm256_mul_ps(_mm256_sub_ps(v, minimum), scale);
     x = _mm256_max_ps(x, _mm256_setzero_ps());       // max returns the second operand for NaN
     x = _mm256_min_ps(x, last);
-    __m256 c = _mm256_min_ps(_mm256_cvtepi32_ps(_mm256_cvttps_epi32(x)), lastCell);
-    *cell = _mm256_cvttps_epi32(c);
+    __m256 c = _mm256_min_ps(_mm256_round_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC), lastCell);
+    *cell = c;
     *fraction = _mm256_sub_ps(x, c);
 }
 
@@ -130,18 +186,20 @@ static inline void lut3d_tetrahedra(int size, const float *mn, const float *sc, 
                                     int unit, tetrahedra *q) {
     const __m256 last = _mm256_set1_ps((float)(size - 1)), lastCell = _mm256_set1_ps((float)(size - 2));
     const int dy = size, dz = size * size, far = 1 + dy + dz;
-    __m256i xi, yi, zi;
-    __m256 fx, fy, fz, vr = _mm256_loadu_ps(r), vg = _mm256_loadu_ps(g), vb = _mm256_loadu_ps(b);
+    __m256 xc, yc, zc, fx, fy, fz, vr = _mm256_loadu_ps(r), vg = _mm256_loadu_ps(g), vb = _mm256_loadu_ps(b);
     if (unit) { vr = unit_clamp(vr); vg = unit_clamp(vg); vb = unit_clamp(vb); }
-    lut_axis(vr, _mm256_set1_ps(mn[0]), _mm256_set1_ps(sc[0]), last, lastCell, &xi, &fx);
-    lut_axis(vg, _mm256_set1_ps(mn[1]), _mm256_set1_ps(sc[1]), last, lastCell, &yi, &fy);
-    lut_axis(vb, _mm256_set1_ps(mn[2]), _mm256_set1_ps(sc[2]), last, lastCell, &zi, &fz);
-    __m256i cell = _mm256_add_epi32(_mm256_add_epi32(xi, _mm256_mullo_epi32(yi, _mm256_set1_epi32(dy))),
-                                    _mm256_mullo_epi32(zi, _mm256_set1_epi32(dz)));
-    // The axis with the largest fraction (ties: x before y before z) and a different one with the smallest.
-    __m256 xMax = _mm256_and_ps(_mm256_cmp_ps(fx, fy, _CMP_GE_OQ), _mm256_cmp_ps(fx, fz, _CMP_GE_OQ));
+    lut_axis(vr, _mm256_set1_ps(mn[0]), _mm256_set1_ps(sc[0]), last, lastCell, &xc, &fx);
+    lut_axis(vg, _mm256_set1_ps(mn[1]), _mm256_set1_ps(sc[1]), last, lastCell, &yc, &fy);
+    lut_axis(vb, _mm256_set1_ps(mn[2]), _mm256_set1_ps(sc[2]), last, lastCell, &zc, &fz);
+    // The cell's entry in floats: whole numbers below 2^24 for any size up to 256, so exact.
+    __m256i cell = _mm256_cvttps_epi32(_mm256_add_ps(_mm256_add_ps(xc, _mm256_mul_ps(yc, _mm256_set1_ps((float)dy))),
+                                                     _mm256_mul_ps(zc, _mm256_set1_ps((float)dz))));
+    // The largest fraction (ties: x before y before z), the smallest, and which axes hold them.
+    __m256 mxy = _mm256_max_ps(fx, fy), nxy = _mm256_min_ps(fx, fy);
+    __m256 fMax = _mm256_max_ps(mxy, fz), fMin = _mm256_min_ps(nxy, fz);
+    __m256 xMax = _mm256_cmp_ps(fx, fMax, _CMP_EQ_OQ);
     __m256 yMax = _mm256_andnot_ps(xMax, _mm256_cmp_ps(fy, fz, _CMP_GE_OQ));
-    __m256 zMin = _mm256_and_ps(_mm256_cmp_ps(fz, fx, _CMP_LE_OQ), _mm256_cmp_ps(fz, fy, _CMP_LE_OQ));
+    __m256 zMin = _mm256_cmp_ps(fz, fMin, _CMP_EQ_OQ);
     __m256 yMin = _mm256_andnot_ps(zMin, _mm256_cmp_ps(fy, fx, _CMP_LE_OQ));
     const __m256i sx = _mm256_set1_epi32(1), sy = _mm256_set1_epi32(dy), sz = _mm256_set1_epi32(dz);
     __m256i o1 = _mm256_castps_si256(_mm256_blendv_ps(_mm256_blendv_ps(_mm256_castsi256_ps(sz), _mm256_castsi256_ps(sy), yMax),
@@ -149,10 +207,6 @@ static inline void lut3d_tetrahedra(int size, const float *mn, const float *sc, 
     __m256i o2 = _mm256_sub_epi32(_mm256_set1_epi32(far),
                                   _mm256_castps_si256(_mm256_blendv_ps(_mm256_blendv_ps(_mm256_castsi256_ps(sx), _mm256_castsi256_ps(sy), yMin),
                                                                        _mm256_castsi256_ps(sz), zMin)));
-    __m256 mxy = _mm256_blendv_ps(fy, fx, _mm256_cmp_ps(fx, fy, _CMP_GT_OQ));
-    __m256 nxy = _mm256_blendv_ps(fy, fx, _mm256_cmp_ps(fx, fy, _CMP_LT_OQ));
-    __m256 fMax = _mm256_blendv_ps(fz, mxy, _mm256_cmp_ps(mxy, fz, _CMP_GT_OQ));
-    __m256 fMin = _mm256_blendv_ps(fz, nxy, _mm256_cmp_ps(nxy, fz, _CMP_LT_OQ));
     __m256 fMid = _mm256_sub_ps(_mm256_sub_ps(_mm256_add_ps(_mm256_add_ps(fx, fy), fz), fMax), fMin);
     _mm256_storeu_si256((__m256i *)q->c0, cell);
     _mm256_storeu_si256((__m256i *)q->c1, _mm256_add_epi32(cell, o1));

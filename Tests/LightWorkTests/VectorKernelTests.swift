@@ -22,6 +22,11 @@ final class VectorKernelTests: XCTestCase {
             // Inside, outside and on the edges of the domain, plus NaN, in a count that leaves a ragged tail.
             var r = values(1003, in: -0.3...1.3, seed: 1), g = values(1003, in: -0.3...1.3, seed: 2), b = values(1003, in: -0.3...1.3, seed: 3)
             r[0] = .nan; g[1] = 1; b[2] = 0; r[3] = 1; g[3] = 1; b[3] = 1
+            // Ties between the fractions pick the tetrahedron by axis order: every pattern of equal channels, on
+            // and between lattice points.
+            let ties: [(Float, Float, Float)] = [(0.3, 0.3, 0.7), (0.7, 0.3, 0.3), (0.3, 0.7, 0.3), (0.45, 0.45, 0.45),
+                                                 (0.5, 0.5, 0.25), (0.25, 0.5, 0.5), (0.5, 0.25, 0.5), (0.25, 0.25, 0.25)]
+            for (k, t) in ties.enumerated() { (r[4 + k], g[4 + k], b[4 + k]) = t }
             XCTAssertEqual(lut.paddedTable.isEmpty, lut.size > LUT3D.paddedSizeLimit, "\(label): which kernel runs")
             var er = r, eg = g, eb = b
             lut.apply(r: &er, g: &eg, b: &eb, count: r.count, interpolation: .tetrahedral)
