@@ -28,7 +28,7 @@ public enum ChainBenchmark {
     /// output transform (that conversion belongs to encoding, which is excluded). Wall-clock
     /// MP/s depends on what else the machine runs; "cpu" is megapixels per CPU-second of this process
     /// times the thread count, i.e. the throughput the same work reaches on otherwise idle cores.
-    public static func run(width: Int, height: Int, repeats: Int = 15) -> String {
+    public static func run(width: Int, height: Int, repeats: Int = 25) -> String {
         let renderer = Renderer(chain: chain)
         let context = RenderContext(width: width, height: height, seed: 0x5eed)
         let mp = Double(width * height) / 1e6
