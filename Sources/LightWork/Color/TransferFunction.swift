@@ -35,8 +35,9 @@ public enum TransferFunction: Sendable, Hashable, Codable {
 ///
 /// u^p is split on the float's exponent and mantissa, u = 2^e · m: 2^(e·p) from a 32-entry table and m^p
 /// from a degree-7 polynomial (Chebyshev nodes on [1, 2)), relative error below 3e-7. The vector path
-/// (`lw_curve_apply`) keeps the table in registers; a table of the whole curve needs memory gathers, which
-/// are slow on AMD cores and made the curves a quarter of the filter chain's time. Values beyond the
+/// (`lw_curve_apply`) keeps the table in registers (above a toe, the sixteen entries from the toe's exponent
+/// up serve nearly every value); a table of the whole curve needs memory gathers, which are slow on AMD
+/// cores and made the curves a quarter of the filter chain's time. Values beyond the
 /// table (u outside [2^-24, 2^8)) use the exact function. Negative values mirror, so out-of-gamut colours
 /// survive a round trip; NaN becomes 0 and ±∞ stays as it is.
 public struct FastCurve: @unchecked Sendable {
