@@ -45,6 +45,27 @@ typedef struct {
     __m256 inScale, inOffset, outScale, outOffset, toeEnd, toeSlope, p[8], s[4];
 } curve_constants;
 
+// m^p for the mantissa m of u (bits `ub`): the degree-7 polynomial in m − 1.5.
+__attribute__((target("avx2"), always_inline))
+static inline __m256 mantissa_power(const __m256 p[8], __m256i ub) {
+    __m256 t = _mm256_sub_ps(_mm256_castsi256_ps(_mm256_or_si256(_mm256_and_si256(ub, _mm256_set1_epi32(0x007fffff)),
+                                                                 _mm256_set1_epi32(0x3f800000))), _mm256_set1_ps(1.5f));
+    __m256 t2 = _mm256_mul_ps(t, t), t4 = _mm256_mul_ps(t2, t2);
+    __m256 q01 = _mm256_add_ps(p[0], _mm256_mul_ps(p[1], t)), q23 = _mm256_add_ps(p[2], _mm256_mul_ps(p[3], t));
+    __m256 q45 = _mm256_add_ps(p[4], _mm256_mul_ps(p[5], t)), q67 = _mm256_add_ps(p[6], _mm256_mul_ps(p[7], t));
+    return _mm256_add_ps(_mm256_add_ps(q01, _mm256_mul_ps(q23, t2)), _mm256_mul_ps(_mm256_add_ps(q45, _mm256_mul_ps(q67, t2)), t4));
+}
+
+// The curve's value from the power's parts, the toe where it applies, and the input's sign, stored in place.
+__attribute__((target("avx2"), always_inline))
+static inline void curve_store(float *v, __m256 x, __m256 a, __m256 q, __m256 scale, __m256 outScale, __m256 outOffset,
+                               __m256 toeSlope, __m256 toe) {
+    const __m256 absMask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    __m256 powered = _mm256_add_ps(_mm256_mul_ps(_mm256_mul_ps(q, scale), outScale), outOffset);
+    __m256 magnitude = _mm256_blendv_ps(powered, _mm256_mul_ps(a, toeSlope), toe);
+    _mm256_storeu_ps(v, _mm256_or_ps(magnitude, _mm256_andnot_ps(absMask, x)));
+}
+
 // One group of eight: 0 when a value is out of range (nothing written), else 1.
 __attribute__((target("avx2"), always_inline))
 static inline int curve8(const curve_constants *k, float *v) {
@@ -56,20 +77,13 @@ static inline int curve8(const curve_constants *k, float *v) {
     __m256i inTable = _mm256_and_si256(_mm256_cmpgt_epi32(index, _mm256_set1_epi32(-1)), _mm256_cmpgt_epi32(_mm256_set1_epi32(32), index));
     __m256 toe = _mm256_cmp_ps(a, k->toeEnd, _CMP_LE_OQ);
     if (_mm256_movemask_ps(_mm256_or_ps(toe, _mm256_castsi256_ps(inTable))) != 0xff) return 0;
-    __m256 t = _mm256_sub_ps(_mm256_castsi256_ps(_mm256_or_si256(_mm256_and_si256(ub, _mm256_set1_epi32(0x007fffff)),
-                                                                 _mm256_set1_epi32(0x3f800000))), _mm256_set1_ps(1.5f));
-    __m256 t2 = _mm256_mul_ps(t, t), t4 = _mm256_mul_ps(t2, t2);
-    __m256 q01 = _mm256_add_ps(k->p[0], _mm256_mul_ps(k->p[1], t)), q23 = _mm256_add_ps(k->p[2], _mm256_mul_ps(k->p[3], t));
-    __m256 q45 = _mm256_add_ps(k->p[4], _mm256_mul_ps(k->p[5], t)), q67 = _mm256_add_ps(k->p[6], _mm256_mul_ps(k->p[7], t));
-    __m256 q = _mm256_add_ps(_mm256_add_ps(q01, _mm256_mul_ps(q23, t2)), _mm256_mul_ps(_mm256_add_ps(q45, _mm256_mul_ps(q67, t2)), t4));
+    __m256 q = mantissa_power(k->p, ub);
     // scale[index]: each register answers for its eight entries; bits 3 and 4 of the index pick one.
     __m256 bit3 = _mm256_castsi256_ps(_mm256_slli_epi32(index, 28)), bit4 = _mm256_castsi256_ps(_mm256_slli_epi32(index, 27));
     __m256 low = _mm256_blendv_ps(_mm256_permutevar8x32_ps(k->s[0], index), _mm256_permutevar8x32_ps(k->s[1], index), bit3);
     __m256 high = _mm256_blendv_ps(_mm256_permutevar8x32_ps(k->s[2], index), _mm256_permutevar8x32_ps(k->s[3], index), bit3);
     __m256 scale = _mm256_blendv_ps(low, high, bit4);
-    __m256 powered = _mm256_add_ps(_mm256_mul_ps(_mm256_mul_ps(q, scale), k->outScale), k->outOffset);
-    __m256 magnitude = _mm256_blendv_ps(powered, _mm256_mul_ps(a, k->toeSlope), toe);
-    _mm256_storeu_ps(v, _mm256_or_ps(magnitude, _mm256_andnot_ps(absMask, x)));
+    curve_store(v, x, a, q, scale, k->outScale, k->outOffset, k->toeSlope, toe);
     return 1;
 }
 
@@ -101,17 +115,10 @@ static inline int curve8_window(const window_constants *k, float *v, int affine)
     __m256i inWindow = _mm256_cmpeq_epi32(_mm256_min_epu32(index, _mm256_set1_epi32(15)), index);
     __m256 toe = _mm256_cmp_ps(a, k->toeEnd, _CMP_LE_OQ);
     if (_mm256_movemask_ps(_mm256_or_ps(toe, _mm256_castsi256_ps(inWindow))) != 0xff) return 0;
-    __m256 t = _mm256_sub_ps(_mm256_castsi256_ps(_mm256_or_si256(_mm256_and_si256(ub, _mm256_set1_epi32(0x007fffff)),
-                                                                 _mm256_set1_epi32(0x3f800000))), _mm256_set1_ps(1.5f));
-    __m256 t2 = _mm256_mul_ps(t, t), t4 = _mm256_mul_ps(t2, t2);
-    __m256 q01 = _mm256_add_ps(k->p[0], _mm256_mul_ps(k->p[1], t)), q23 = _mm256_add_ps(k->p[2], _mm256_mul_ps(k->p[3], t));
-    __m256 q45 = _mm256_add_ps(k->p[4], _mm256_mul_ps(k->p[5], t)), q67 = _mm256_add_ps(k->p[6], _mm256_mul_ps(k->p[7], t));
-    __m256 q = _mm256_add_ps(_mm256_add_ps(q01, _mm256_mul_ps(q23, t2)), _mm256_mul_ps(_mm256_add_ps(q45, _mm256_mul_ps(q67, t2)), t4));
+    __m256 q = mantissa_power(k->p, ub);
     __m256 scale = _mm256_blendv_ps(_mm256_permutevar8x32_ps(k->s[0], index), _mm256_permutevar8x32_ps(k->s[1], index),
                                     _mm256_castsi256_ps(_mm256_slli_epi32(index, 28)));
-    __m256 powered = _mm256_add_ps(_mm256_mul_ps(_mm256_mul_ps(q, scale), k->outScale), k->outOffset);
-    __m256 magnitude = _mm256_blendv_ps(powered, _mm256_mul_ps(a, k->toeSlope), toe);
-    _mm256_storeu_ps(v, _mm256_or_ps(magnitude, _mm256_andnot_ps(absMask, x)));
+    curve_store(v, x, a, q, scale, k->outScale, k->outOffset, k->toeSlope, toe);
     return 1;
 }
 
