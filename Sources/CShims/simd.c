@@ -141,7 +141,7 @@ static size_t curve_avx2(const lw_curve *c, float *v, size_t n) {
     for (int j = 0; j < 4; j++) k.s[j] = _mm256_loadu_ps(c->scale + 8 * j);
     size_t i = 0;
     if (c->toe_end > 0) {
-        // The window starts at the exponent of u at the toe's end (at most 16 entries from the table's end).
+        // The window starts at the exponent of u at the toe's end, and no later than 16 entries before the table ends.
         int first = (int)(to_bits(c->toe_end * c->in_scale + c->in_offset) >> 23) - (127 - 24);
         if (first < 0) first = 0;
         if (first > 16) first = 16;
