@@ -101,22 +101,22 @@ static size_t curve_portable(const lw_curve *c, float *v, size_t i, size_t n) {
 // cover u up to 2^7 or more, and an encoder's u = a skips the input's multiply and add (a·1 + 0 = a exactly).
 // Same operations on every value it accepts, so the same bits; a group it refuses goes to `curve8`.
 typedef struct {
-    __m256 inScale, inOffset, outScale, outOffset, toeEnd, toeSlope, p[8], s[2];
-    __m256i base;
-} window_constants;
+    __m256 s[2];        // scale entries first … first + 15
+    __m256i base;       // biased exponent of entry `first`
+} curve_window;
 
 __attribute__((target("avx2"), always_inline))
-static inline int curve8_window(const window_constants *k, float *v, int affine) {
+static inline int curve8_window(const curve_constants *k, const curve_window *w, float *v, int affine) {
     const __m256 absMask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
     __m256 x = _mm256_loadu_ps(v);
     __m256 a = _mm256_and_ps(x, absMask);
     __m256i ub = _mm256_castps_si256(affine ? _mm256_add_ps(_mm256_mul_ps(a, k->inScale), k->inOffset) : a);
-    __m256i index = _mm256_sub_epi32(_mm256_srli_epi32(ub, 23), k->base);
+    __m256i index = _mm256_sub_epi32(_mm256_srli_epi32(ub, 23), w->base);
     __m256i inWindow = _mm256_cmpeq_epi32(_mm256_min_epu32(index, _mm256_set1_epi32(15)), index);
     __m256 toe = _mm256_cmp_ps(a, k->toeEnd, _CMP_LE_OQ);
     if (_mm256_movemask_ps(_mm256_or_ps(toe, _mm256_castsi256_ps(inWindow))) != 0xff) return 0;
     __m256 q = mantissa_power(k->p, ub);
-    __m256 scale = _mm256_blendv_ps(_mm256_permutevar8x32_ps(k->s[0], index), _mm256_permutevar8x32_ps(k->s[1], index),
+    __m256 scale = _mm256_blendv_ps(_mm256_permutevar8x32_ps(w->s[0], index), _mm256_permutevar8x32_ps(w->s[1], index),
                                     _mm256_castsi256_ps(_mm256_slli_epi32(index, 28)));
     curve_store(v, x, a, q, scale, k->outScale, k->outOffset, k->toeSlope, toe);
     return 1;
@@ -124,10 +124,10 @@ static inline int curve8_window(const window_constants *k, float *v, int affine)
 
 // Groups through the window, the rest through the whole table; stops at a group neither takes.
 __attribute__((target("avx2"), always_inline))
-static inline size_t curve_window_loop(const window_constants *w, const curve_constants *k, float *v, size_t n, int affine) {
+static inline size_t curve_window_loop(const curve_constants *k, const curve_window *w, float *v, size_t n, int affine) {
     size_t i = 0;
     for (; i + 8 <= n; i += 8)
-        if (!curve8_window(w, v + i, affine) && !curve8(k, v + i)) return i;
+        if (!curve8_window(k, w, v + i, affine) && !curve8(k, v + i)) return i;
     return i;
 }
 
@@ -145,13 +145,10 @@ static size_t curve_avx2(const lw_curve *c, float *v, size_t n) {
         int first = (int)(to_bits(c->toe_end * c->in_scale + c->in_offset) >> 23) - (127 - 24);
         if (first < 0) first = 0;
         if (first > 16) first = 16;
-        window_constants w;
-        w.inScale = k.inScale; w.inOffset = k.inOffset; w.outScale = k.outScale; w.outOffset = k.outOffset;
-        w.toeEnd = k.toeEnd; w.toeSlope = k.toeSlope;
-        for (int j = 0; j < 8; j++) w.p[j] = k.p[j];
+        curve_window w;
         for (int j = 0; j < 2; j++) w.s[j] = _mm256_loadu_ps(c->scale + first + 8 * j);
         w.base = _mm256_set1_epi32(127 - 24 + first);
-        i = c->in_scale == 1 && c->in_offset == 0 ? curve_window_loop(&w, &k, v, n, 0) : curve_window_loop(&w, &k, v, n, 1);
+        i = c->in_scale == 1 && c->in_offset == 0 ? curve_window_loop(&k, &w, v, n, 0) : curve_window_loop(&k, &w, v, n, 1);
         if (i + 8 <= n) return i;
     }
     for (; i + 8 <= n; i += 8)

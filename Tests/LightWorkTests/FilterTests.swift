@@ -214,7 +214,7 @@ final class FilterTests: XCTestCase {
                 let le = Double(context.longEdge), key = LatticeHash.key(seed: seed, salt: Dust.salt)
                 for cy in 0..<Int(ceil(Double(height) / le / Dust.cell)) {
                     for cx in 0..<Int(ceil(Double(width) / le / Dust.cell)) {
-                        DustParticle(cellX: cx, cellY: cy, key: key, density: density, size: size)?.draw(into: band, longEdge: le)
+                        DustParticle(cellX: cx, cellY: cy, key: key, density: density, size: size)?.stroke(longEdge: le).draw(into: band)
                     }
                 }
             }

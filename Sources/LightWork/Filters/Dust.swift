@@ -35,11 +35,7 @@ public struct Dust: Filter {
         let lastY = band.y0 + band.rows - 1
         for (cy, span) in layout.rowSpans.enumerated() {
             guard let span, span.lowerBound <= lastY, span.upperBound >= band.y0 else { continue }
-            for cx in 0..<layout.columns {
-                // Skipping strokes outside the band's rows is what `draw` would do after its own bounds check.
-                guard let stroke = layout.cells[cy * layout.columns + cx], stroke.top <= lastY, stroke.bottom >= band.y0 else { continue }
-                stroke.draw(into: band)
-            }
+            for cx in 0..<layout.columns { layout.cells[cy * layout.columns + cx]?.draw(into: band) }
         }
     }
 }
@@ -135,10 +131,7 @@ struct DustParticle {
         }
     }
 
-    /// Blends the particle into the rows of `band` it overlaps.
-    func draw(into band: PixelBand, longEdge le: Double) { stroke(longEdge: le).draw(into: band) }
-
-    /// The particle in pixels for an image with this long edge: what `draw` paints, prepared once.
+    /// The particle in pixels for an image with this long edge, ready to draw into any band.
     func stroke(longEdge le: Double) -> DustStroke {
         // Work in pixels; widen sub-pixel particles and lower their opacity to keep their weight.
         let rPixels = radius * le
