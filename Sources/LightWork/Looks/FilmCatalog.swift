@@ -72,7 +72,8 @@ public struct FilmPack: Sendable, Hashable, Codable {
     public var packId: String
     public var price: Double
     public var availabilityType: PackAvailability
-    /// The shipped default; the entitlement store's unlocks override a `false` here.
+    /// The app's display flag, kept so a catalog round-trips; it never grants anything: free packs are always
+    /// usable and every other pack only through the entitlement store (`FilmCatalog.isAvailable`).
     public var isAvailable: Bool
     public var unlockMessage: String
     public var name: String
@@ -304,9 +305,10 @@ public struct FilmCatalog: Sendable, Hashable, Codable {
         return film(named: trimmed)
     }
 
-    /// Free packs always; others when the catalog ships them available or the entitlement store unlocked them.
+    /// Free packs always; every other pack exactly when the entitlement store holds its unlock (the store is the
+    /// master; the catalog's `isAvailable` flag is not an unlock).
     public func isAvailable(_ pack: FilmPack, entitlements: Entitlements?) -> Bool {
-        pack.availabilityType == .free || pack.isAvailable || (entitlements?.isUnlocked(pack.packId) ?? false)
+        pack.availabilityType == .free || (entitlements?.isUnlocked(pack.packId) ?? false)
     }
 
     /// Throws `LightWorkError.locked` naming the film, its pack and how to unlock it, unless the pack is available.
