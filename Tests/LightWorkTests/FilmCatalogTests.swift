@@ -180,6 +180,7 @@ final class FilmCatalogTests: XCTestCase {
         }
         let shipped = try FilmCatalog.load(from: url)
         XCTAssertEqual(shipped.categories, FilmLookDesign.catalog().categories)
+        XCTAssertEqual(shipped.publisherKey, FilmLookDesign.publisherKey)
         XCTAssertGreaterThanOrEqual(shipped.categories.count, 2)
         XCTAssertGreaterThanOrEqual(shipped.packs.count, 4)
         XCTAssertEqual(Set(shipped.packs.map(\.availabilityType)), Set(PackAvailability.allCases))
