@@ -63,6 +63,7 @@ public enum UnlockSignature {
         guard let data = Data(base64Encoded: signature) else { return .notBase64 }
         guard data.count == signatureBytes else { return .badLength(data.count) }
         guard let holder, isValidHolder(holder) else { return .badHolder }
+        // Refuse rather than verify with a library that failed to initialise.
         guard sodiumReady else { return .badSignature }
         let signed = message(packId: packId, holder: holder)
         let status = [UInt8](data).withUnsafeBufferPointer { sig in
