@@ -22,6 +22,8 @@ let package = Package(
         systemLibrary("CPNG", "libpng16", "libpng-dev"),
         // libdeflate (libtiff's own Deflate engine), called directly to compress TIFF strips on every core.
         systemLibrary("CDeflate", "libdeflate", "libdeflate-dev"),
+        // libsodium's Ed25519: the catalog publisher's signatures on paid and bonus film unlocks.
+        systemLibrary("CSodium", "libsodium", "libsodium-dev"),
         // The few calls Swift cannot make: variadic TIFF calls, setjmp error handling, LittleCMS TYPE_* macros, F16C.
         .target(name: "CShims", dependencies: ["CLCMS2", "CTIFF", "CJPEG", "CPNG", "CDeflate"]),
         .target(name: "LightWork", dependencies: ["CLibRaw", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CShims"]),
@@ -32,3 +34,8 @@ let package = Package(
         .testTarget(name: "LightWorkTests", dependencies: ["LightWork", "CShims", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CLibRaw"]),
     ]
 )
+
+// Verified by the library, made by the developer tools (sign-unlock) and independently by the tests.
+for name in ["LightWork", "LightWorkTools", "LightWorkTests"] {
+    package.targets.first { $0.name == name }!.dependencies.append("CSodium")
+}

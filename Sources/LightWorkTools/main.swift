@@ -26,6 +26,7 @@ let usage = """
       lightwork-tools mutate-samples -o DIR [--seed S] [--count N] [FILE...]
                                       N (default 1000) damaged copies of FILEs (default: Samples/*.dng,
                                       Samples/scene-srgb.png and ../shared/samples raw/ and rgb/ when present)
+    \(UnlockSigner.usage)
 
     make-*-dng write a synthetic RGGB DNG of a ColorChecker, a grey ramp and a zone plate with fine lines, of known colour.
     make-sample-dng defaults to 1536 x 1024, make-bench-dng to 6000 x 4000; the seed defaults to 1.
@@ -190,6 +191,10 @@ do {
         try runBenchmarks(arguments.dropFirst(2))
     case "mutate-samples":
         try mutateSamples(arguments.dropFirst(2))
+    case "unlock-keygen":
+        try UnlockSigner.keygen(arguments.dropFirst(2))
+    case "sign-unlock":
+        try UnlockSigner.sign(arguments.dropFirst(2))
     case "-h", "--help", "help":
         print(usage)
     default:

@@ -11,13 +11,16 @@ enum FilmsCommand {
     static let help = """
     Usage: lightwork films [--json]
            lightwork films unlock PACK_ID       unlock a free-unlock pack (availability 2)
-           lightwork films sync FILE            merge a synced entitlement file (paid and bonus packs)
+           lightwork films sync FILE            merge a synced entitlement file (paid and bonus packs,
+                                                signed by the catalog's publisher)
 
     Lists the film catalog (Profiles/films/catalog.json): categories, packs with their availability
     (1 free, 2 free unlock, 3 paid, 4 bonus) and whether each is usable here, and every film with its
     7-digit lookupId (category + pack + film; 0000000 is None). Unlocks are kept in
     $XDG_CONFIG_HOME/lightwork/entitlements.json (default ~/.config/lightwork), which is the master of
-    what is unlocked; a sync only ever adds.
+    what is unlocked: free packs are always usable, every other pack only once the store holds it (the
+    catalog's isAvailable flag unlocks nothing). A sync only ever adds, and only what the catalog's
+    publisher signed: one unsigned or badly signed paid or bonus unlock refuses the whole file.
 
     Use a film with: lightwork convert IN -o OUT --film 0001001 --strength 80   (or --film "Harbour Negative 160")
 
@@ -44,7 +47,7 @@ enum FilmsCommand {
                 print(added ? "unlocked \(pack.packId) \(pack.displayName)" : "\(pack.packId) \(pack.displayName) was already available")
             case "sync":
                 guard parsed.positionals.count == 2 else { throw LightWorkError.usage("films sync needs the entitlement FILE") }
-                let added = try entitlements.merge(syncedFile: URL(fileURLWithPath: parsed.positionals[1]))
+                let added = try entitlements.merge(syncedFile: URL(fileURLWithPath: parsed.positionals[1]), catalog: catalog)
                 print(added.isEmpty ? "nothing new to unlock" : "unlocked \(added.joined(separator: ", "))")
             case let other?:
                 throw LightWorkError.usage("unknown films subcommand '\(other)' (list, unlock, sync)")

@@ -29,11 +29,12 @@ enum LookArguments {
         var catalog: FilmCatalog?
         var entitlements: Entitlements?
         if recipe.film != nil {
-            catalog = try FilmCatalog.bundled(profiles: profiles)
+            let films = try FilmCatalog.bundled(profiles: profiles)
             var e = try Entitlements.loadDefault()
             if let sync = p.value("sync-file") {
-                if !(try e.merge(syncedFile: URL(fileURLWithPath: sync))).isEmpty { try e.save() }
+                if !(try e.merge(syncedFile: URL(fileURLWithPath: sync), catalog: films)).isEmpty { try e.save() }
             }
+            catalog = films
             entitlements = e
         }
         return try LookSetup(recipe: recipe, ranges: ranges, catalog: catalog, entitlements: entitlements, interpolation: interpolation)

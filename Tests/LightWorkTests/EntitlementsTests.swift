@@ -7,7 +7,8 @@ final class EntitlementsTests: XCTestCase {
     var storeURL: URL { dir.appendingPathComponent("lightwork/entitlements.json") }
 
     override func setUpWithError() throws {
-        catalog = try FilmCatalog.decode(Data(FilmCatalogTests.notesCatalog.utf8), file: "notes.json", folder: nil)
+        // The notes' catalog with a bonus pack 1004 and the test publisher key (UnlockSigning).
+        catalog = try UnlockSigning.catalog()
         dir = try TestPaths.temporaryDirectory(self)
     }
 
@@ -48,14 +49,16 @@ final class EntitlementsTests: XCTestCase {
         var store = try Entitlements.load(from: storeURL)
         try store.unlock(pack: try XCTUnwrap(catalog.pack(id: "0003")))
         let synced = dir.appendingPathComponent("synced.json")
-        try Data(#"{"version": 1, "unlockedPacks": [{"packId": "0002", "source": "store"}, "0002", "1002"]}"#.utf8).write(to: synced)
-        XCTAssertEqual(try store.merge(syncedFile: synced), ["0002", "1002"])
-        XCTAssertEqual(try store.merge(syncedFile: synced), [])   // duplicates ignored
+        var fromStore = UnlockSigning.signedEntry("0002")
+        fromStore["source"] = "store"
+        try UnlockSigning.writeSyncFile([fromStore, UnlockSigning.signedEntry("0002"), UnlockSigning.signedEntry("1004")], to: synced)
+        XCTAssertEqual(try store.merge(syncedFile: synced, catalog: catalog), ["0002", "1004"])
+        XCTAssertEqual(try store.merge(syncedFile: synced, catalog: catalog), [])   // duplicates ignored
         // A later synced file that lacks the local unlock removes nothing.
         try Data(#"{"version": 1, "unlockedPacks": []}"#.utf8).write(to: synced)
-        XCTAssertEqual(try store.merge(syncedFile: synced), [])
+        XCTAssertEqual(try store.merge(syncedFile: synced, catalog: catalog), [])
         let reloaded = try Entitlements.load(from: storeURL)
-        XCTAssertEqual(reloaded.unlockedPackIds, ["0002", "0003", "1002"])
+        XCTAssertEqual(reloaded.unlockedPackIds, ["0002", "0003", "1004"])
         XCTAssertEqual(reloaded.unlocks.first { $0.packId == "0002" }?.source, "sync")
         XCTAssertNoThrow(try catalog.requireAvailable(try XCTUnwrap(catalog.film(named: "Paid One")), entitlements: reloaded))
     }
@@ -66,8 +69,8 @@ final class EntitlementsTests: XCTestCase {
         var b = try Entitlements.load(from: storeURL)
         try a.unlock(pack: try XCTUnwrap(catalog.pack(id: "0003")))
         let synced = dir.appendingPathComponent("s.json")
-        try Data(#"{"version": 1, "unlockedPacks": ["0002"]}"#.utf8).write(to: synced)
-        try b.merge(syncedFile: synced)
+        try UnlockSigning.writeSyncFile([UnlockSigning.signedEntry("0002")], to: synced)
+        try b.merge(syncedFile: synced, catalog: catalog)
         XCTAssertEqual(try Entitlements.load(from: storeURL).unlockedPackIds, ["0002", "0003"])
     }
 
@@ -75,12 +78,12 @@ final class EntitlementsTests: XCTestCase {
         var store = try Entitlements.load(from: storeURL)
         let synced = dir.appendingPathComponent("bad.json")
         try Data(#"{"version": 1, "unlockedPacks": ["12"]}"#.utf8).write(to: synced)
-        XCTAssertThrowsError(try store.merge(syncedFile: synced)) { error in
+        XCTAssertThrowsError(try store.merge(syncedFile: synced, catalog: catalog)) { error in
             guard case let LightWorkError.invalidDocument(_, path, _) = error else { return XCTFail("\(error)") }
             XCTAssertEqual(path, "$.unlockedPacks[0]")
         }
         try Data(#"{"version": 9, "unlockedPacks": []}"#.utf8).write(to: synced)
-        XCTAssertThrowsError(try store.merge(syncedFile: synced))
+        XCTAssertThrowsError(try store.merge(syncedFile: synced, catalog: catalog))
         XCTAssertTrue(store.unlocks.isEmpty)
     }
 }

@@ -125,6 +125,34 @@ final class FilmCatalogTests: XCTestCase {
         XCTAssertNoThrow(try catalog.requireAvailable(try XCTUnwrap(catalog.film(id: "0001001")), entitlements: nil))
     }
 
+    /// The entitlement store is the master: a catalog's `isAvailable` is the app's display default, never an
+    /// unlock. Free packs are usable whatever the flag says; every other pack only through the store.
+    func testCatalogIsAvailableIsNotAnUnlock() throws {
+        let json = Self.notesCatalog
+            .replacingOccurrences(of: #""availabilityType":3,"isAvailable":false"#, with: #""availabilityType":3,"isAvailable":true"#)
+            .replacingOccurrences(of: #""availabilityType":2,"isAvailable":false"#, with: #""availabilityType":2,"isAvailable":true"#)
+            .replacingOccurrences(of: "\"availabilityType\":1,\n\"isAvailable\":true", with: "\"availabilityType\":1,\n\"isAvailable\":false")
+        let catalog = try FilmCatalog.decode(Data(json.utf8), file: "flags.json", folder: nil)
+        XCTAssertEqual(catalog.packs.map(\.isAvailable), [false, true, true], "the edited flags must have taken")
+        let empty = Entitlements(url: try TestPaths.temporaryDirectory(self).appendingPathComponent("e.json"))
+        for id in ["0002001", "0003001"] {
+            let entry = try XCTUnwrap(catalog.film(id: id))
+            XCTAssertFalse(catalog.isAvailable(entry.pack, entitlements: empty), id)
+            XCTAssertFalse(catalog.isAvailable(entry.pack, entitlements: nil), id)
+            XCTAssertThrowsError(try catalog.requireAvailable(entry, entitlements: empty), id) { error in
+                guard case LightWorkError.locked = error else { return XCTFail("\(error)") }
+            }
+        }
+        // A free pack shipped with isAvailable false is still usable, with or without a store.
+        let free = try XCTUnwrap(catalog.film(id: "0001001"))
+        XCTAssertTrue(catalog.isAvailable(free.pack, entitlements: nil))
+        XCTAssertNoThrow(try catalog.requireAvailable(free, entitlements: empty))
+        // The store's unlock is what makes the free-unlock pack usable.
+        var store = empty
+        XCTAssertTrue(try store.unlock(pack: try XCTUnwrap(catalog.pack(id: "0003"))))
+        XCTAssertNoThrow(try catalog.requireAvailable(try XCTUnwrap(catalog.film(id: "0003001")), entitlements: store))
+    }
+
     func testLookupImagesResolveInsideTheCatalogFolderOnly() throws {
         let root = try TestPaths.temporaryDirectory(self)
         let films = root.appendingPathComponent("films")
@@ -152,6 +180,7 @@ final class FilmCatalogTests: XCTestCase {
         }
         let shipped = try FilmCatalog.load(from: url)
         XCTAssertEqual(shipped.categories, FilmLookDesign.catalog().categories)
+        XCTAssertEqual(shipped.publisherKey, FilmLookDesign.publisherKey)
         XCTAssertGreaterThanOrEqual(shipped.categories.count, 2)
         XCTAssertGreaterThanOrEqual(shipped.packs.count, 4)
         XCTAssertEqual(Set(shipped.packs.map(\.availabilityType)), Set(PackAvailability.allCases))

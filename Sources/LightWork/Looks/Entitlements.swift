@@ -7,24 +7,36 @@ public struct PackUnlock: Sendable, Hashable, Codable {
     public var source: String
     /// ISO 8601 time of the unlock, when known.
     public var unlockedAt: String?
+    /// Who the publisher issued a signed unlock to (part of the signed message).
+    public var holder: String?
+    /// The publisher's Ed25519 signature (base64) on `UnlockSignature.message(packId:holder:)`; kept in the store
+    /// so that a copy of the store syncs into another machine's store and is checked there.
+    public var signature: String?
 
-    public init(packId: String, source: String, unlockedAt: String? = nil) {
+    public init(packId: String, source: String, unlockedAt: String? = nil, holder: String? = nil, signature: String? = nil) {
         self.packId = packId
         self.source = source
         self.unlockedAt = unlockedAt
+        self.holder = holder
+        self.signature = signature
     }
 }
 
-/// The local store of unlocked film packs: the master of what is unlocked (it overrides the catalog's
-/// `isAvailable = false`). Kept at `$XDG_CONFIG_HOME/lightwork/entitlements.json` (fallback `~/.config`).
+/// The local store of unlocked film packs: the master of what is unlocked. Free packs need no unlock; every other
+/// pack is usable exactly when the store holds it, whatever the catalog's `isAvailable` says. Kept at
+/// `$XDG_CONFIG_HOME/lightwork/entitlements.json` (fallback `~/.config`).
 ///
-/// Unlocks only ever accumulate: `unlock(pack:)` adds free-unlock packs, `merge(syncedFile:)` adds whatever a
+/// Unlocks only ever accumulate: `unlock(pack:)` adds free-unlock packs, `merge(syncedFile:catalog:)` adds what a
 /// synced entitlement file (written by another machine or a store) grants, ignoring duplicates, and nothing
-/// removes an unlock. Saving re-reads the file and writes the union atomically (temp file + rename), so two
-/// processes unlocking at once lose nothing and a reader never sees half a file.
+/// removes an unlock. What enters from a synced file is checked first: a paid, bonus or unknown pack needs the
+/// catalog publisher's signature (`UnlockSignature`), and one refused entry refuses the whole file. The store
+/// itself is trusted local state: LightWork writes it only through those two doors. Saving re-reads the file and
+/// writes the union atomically (temp file + rename), so two processes unlocking at once lose nothing and a
+/// reader never sees half a file.
 ///
-/// File format (store and synced files alike): `{"version": 1, "unlockedPacks": [{"packId": "0002",
-/// "source": "local", "unlockedAt": "…"}]}`; a synced file may also list plain id strings.
+/// File format (store and synced files alike): `{"version": 1, "unlockedPacks": [{"packId": "0003",
+/// "source": "sync", "unlockedAt": "…", "holder": "…", "signature": "…"}]}`; a synced file may also list plain
+/// id strings (enough for free-unlock packs).
 public struct Entitlements: Sendable, Hashable {
     public static let currentVersion = 1
 
@@ -85,16 +97,39 @@ public struct Entitlements: Sendable, Hashable {
     }
 
     /// Merges a synced entitlement file: packs it grants are added (source `sync`), duplicates ignored, nothing
-    /// removed. Saves when something changed. Returns the newly unlocked pack ids.
+    /// removed. Every entry is checked against `catalog` first (`refusal(of:in:)`); one refused entry throws
+    /// `LightWorkError.unlockRefused` and nothing is added. Saves when something changed. Returns the newly
+    /// unlocked pack ids.
     @discardableResult
-    public mutating func merge(syncedFile: URL) throws -> [String] {
+    public mutating func merge(syncedFile: URL, catalog: FilmCatalog) throws -> [String] {
         guard FileManager.default.fileExists(atPath: syncedFile.path) else { throw LightWorkError.missingInput(syncedFile.path) }
-        let incoming = try Entitlements.readUnlocks(syncedFile, defaultSource: "sync").map {
-            PackUnlock(packId: $0.packId, source: "sync", unlockedAt: $0.unlockedAt ?? Entitlements.now())
+        let entries = try Entitlements.readUnlocks(syncedFile, defaultSource: "sync")
+        for entry in entries {
+            if let reason = Entitlements.refusal(of: entry, in: catalog) {
+                let label = catalog.pack(id: entry.packId).map { "\"\($0.displayName)\" (\($0.availabilityType))" } ?? "(not in this catalog)"
+                throw LightWorkError.unlockRefused(file: syncedFile.path, packId: entry.packId, label: label, reason: reason)
+            }
+        }
+        let incoming = entries.map {
+            PackUnlock(packId: $0.packId, source: "sync", unlockedAt: $0.unlockedAt ?? Entitlements.now(), holder: $0.holder, signature: $0.signature)
         }
         let added = add(incoming)
         if !added.isEmpty { try save() }
         return added
+    }
+
+    /// Nil when a synced file may grant `unlock`, else why not. A signature, where given, must verify against the
+    /// catalog's publisher key; paid, bonus and unknown packs (a later catalog may sell them) must carry one;
+    /// free and free-unlock packs need none.
+    public static func refusal(of unlock: PackUnlock, in catalog: FilmCatalog) -> UnlockRefusal? {
+        if let signature = unlock.signature {
+            return UnlockSignature.refusal(signature: signature, packId: unlock.packId, holder: unlock.holder,
+                                           publicKey: catalog.publisherPublicKey)
+        }
+        switch catalog.pack(id: unlock.packId)?.availabilityType {
+        case .free?, .freeUnlock?: return nil
+        case .paid?, .bonus?, nil: return .unsigned
+        }
     }
 
     /// Writes the store: the union of this store and whatever the file holds now, via a temp file and rename.
@@ -145,19 +180,21 @@ public struct Entitlements: Sendable, Hashable {
         }
         var out: [PackUnlock] = []
         for item in try top.required("unlockedPacks", in: root).array() {
-            let id: String, source: String, at: String?
+            let id: String, source: String, at: String?, holder: String?, signature: String?
             if item.value is String {
-                id = try item.string(); source = defaultSource; at = nil
+                id = try item.string(); source = defaultSource; at = nil; holder = nil; signature = nil
             } else {
                 let o = try item.object()
                 id = try o.required("packId", in: item).string()
                 source = try o["source"]?.string() ?? defaultSource
                 at = try o["unlockedAt"]?.string()
+                holder = try o["holder"]?.string()
+                signature = try o["signature"]?.string()
             }
             guard id.count == 4, id.allSatisfy({ $0.isASCII && $0.isNumber }) else {
                 throw LightWorkError.invalidDocument(file: url.path, path: item.path, reason: "a packId is 4 digits, found \"\(id)\"")
             }
-            out.append(PackUnlock(packId: id, source: source, unlockedAt: at))
+            out.append(PackUnlock(packId: id, source: source, unlockedAt: at, holder: holder, signature: signature))
         }
         return out
     }

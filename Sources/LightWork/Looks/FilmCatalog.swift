@@ -72,7 +72,8 @@ public struct FilmPack: Sendable, Hashable, Codable {
     public var packId: String
     public var price: Double
     public var availabilityType: PackAvailability
-    /// The shipped default; the entitlement store's unlocks override a `false` here.
+    /// The app's display flag, kept so a catalog round-trips; it never grants anything: free packs are always
+    /// usable and every other pack only through the entitlement store (`FilmCatalog.isAvailable`).
     public var isAvailable: Bool
     public var unlockMessage: String
     public var name: String
@@ -185,15 +186,22 @@ public struct FilmEntry: Sendable, Hashable {
 /// defaults, and the notes' older ids are normalised on load: a 3-digit `packId` gains its category digit in
 /// front (`001` in category 0 → `0001`) and a 6-digit `lookupId` likewise (`001001` → `0001001`, `000000` →
 /// `0000000`). Ids are then validated: packs 4 digits, films 7, non-None film ids unique.
+///
+/// LightWork's one addition to the schema is the top-level `publisherKey`: the catalog publisher's Ed25519 public
+/// key (32 bytes, base64), which paid and bonus unlocks in a synced entitlement file must be signed with
+/// (`UnlockSignature`). The app ignores the key as it ignores every key it does not know.
 public struct FilmCatalog: Sendable, Hashable, Codable {
     public var categories: [FilmCategory]
+    /// The publisher's Ed25519 public key, base64; nil when the catalog has none (then no paid or bonus pack can be synced).
+    public var publisherKey: String?
     /// The folder lookup images are resolved in (the catalog file's folder); nil for an in-memory catalog.
     public var folder: URL?
 
-    enum CodingKeys: String, CodingKey { case categories = "rniFilmCategories" }
+    enum CodingKeys: String, CodingKey { case categories = "rniFilmCategories", publisherKey }
 
-    public init(categories: [FilmCategory], folder: URL? = nil) {
+    public init(categories: [FilmCategory], publisherKey: String? = nil, folder: URL? = nil) {
         self.categories = categories
+        self.publisherKey = publisherKey
         self.folder = folder
     }
 
@@ -234,6 +242,10 @@ public struct FilmCatalog: Sendable, Hashable, Codable {
     }
 
     private mutating func normaliseAndValidate(file: String) throws {
+        if let key = publisherKey, UnlockSignature.publicKey(base64: key) == nil {
+            throw LightWorkError.invalidDocument(file: file, path: "$.publisherKey",
+                                                 reason: "a publisherKey is an Ed25519 public key: \(UnlockSignature.publicKeyBytes) bytes in base64")
+        }
         var seen: [String: String] = [:]
         for ci in categories.indices {
             let cat = categories[ci].filterCategory
@@ -304,10 +316,14 @@ public struct FilmCatalog: Sendable, Hashable, Codable {
         return film(named: trimmed)
     }
 
-    /// Free packs always; others when the catalog ships them available or the entitlement store unlocked them.
+    /// Free packs always; every other pack exactly when the entitlement store holds its unlock (the store is the
+    /// master; the catalog's `isAvailable` flag is not an unlock).
     public func isAvailable(_ pack: FilmPack, entitlements: Entitlements?) -> Bool {
-        pack.availabilityType == .free || pack.isAvailable || (entitlements?.isUnlocked(pack.packId) ?? false)
+        pack.availabilityType == .free || (entitlements?.isUnlocked(pack.packId) ?? false)
     }
+
+    /// The publisher's public key bytes, nil when the catalog declares none (a declared key was validated on load).
+    public var publisherPublicKey: [UInt8]? { publisherKey.flatMap(UnlockSignature.publicKey(base64:)) }
 
     /// Throws `LightWorkError.locked` naming the film, its pack and how to unlock it, unless the pack is available.
     public func requireAvailable(_ entry: FilmEntry, entitlements: Entitlements?) throws {

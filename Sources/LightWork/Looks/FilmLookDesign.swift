@@ -29,6 +29,10 @@ public enum FilmLookDesign {
         LookupImage.pixels(of: look.lut(size: LookupImageReader.tile))
     }
 
+    /// The LightWork publisher's Ed25519 public key (base64), the catalog's `publisherKey`: paid and bonus unlocks
+    /// must be signed with its secret half, which the publisher keeps outside the repository (docs/unlocks.md).
+    public static let publisherKey = "Ef1tZ9WpiQUGrO6zQCHSwMiwzzjitmIY62JTosFFpVo="
+
     /// The catalog listing every pack and look (lookup images named, to be written beside it).
     public static func catalog() -> FilmCatalog {
         var categories: [FilmCategory] = []
@@ -53,7 +57,7 @@ public enum FilmLookDesign {
                 categories.append(FilmCategory(filterCategory: pack.category, packs: [fp]))
             }
         }
-        return FilmCatalog(categories: categories)
+        return FilmCatalog(categories: categories, publisherKey: publisherKey)
     }
 
     /// `catalog()` as the JSON file Profiles/films/catalog.json holds.

@@ -110,7 +110,8 @@ enum FuzzBodies {
         let url = file(data, "entitlements.json")
         _ = try? Entitlements.load(from: url)
         var store = Entitlements(url: scratch.appendingPathComponent("store.json"))
-        _ = try? store.merge(syncedFile: url)
+        // The shipped catalog declares a publisher key, so signed entries reach the signature check.
+        if let catalog { _ = try? store.merge(syncedFile: url, catalog: catalog) }
         try? FileManager.default.removeItem(at: scratch.appendingPathComponent("store.json"))
     }
 

@@ -25,6 +25,9 @@ public enum LightWorkError: Error, Sendable, Equatable, CustomStringConvertible 
     case invalidDocument(file: String, path: String, reason: String)
     /// A film exists but its pack is locked.
     case locked(String)
+    /// A synced entitlement file's unlock of `packId` failed its signature check; nothing in the file was unlocked.
+    /// `label` is the pack's name and availability as the catalog gives them.
+    case unlockRefused(file: String, packId: String, label: String, reason: UnlockRefusal)
     /// The disk is full: the run stops (nothing truncated is kept).
     case diskFull(String)
     /// A decoder worker process died (signal) or ran past its time limit.
@@ -44,6 +47,8 @@ public enum LightWorkError: Error, Sendable, Equatable, CustomStringConvertible 
         case .usage(let s): return s
         case let .invalidDocument(file, path, reason): return "\(file): at \(path): \(reason)"
         case .locked(let s): return s
+        case let .unlockRefused(file, packId, label, reason):
+            return "\(file): pack \(packId) \(label) refused, nothing unlocked: \(reason)"
         case .diskFull(let s): return "disk full: \(s)"
         case .workerCrashed(let s): return "decoder crashed: \(s)"
         }
