@@ -42,7 +42,7 @@ run: build
 	$(BIN) convert Samples -o $(OUT); status=$$?; \
 	echo; echo "Images:   $$(pwd)/$(OUT)/"; echo "Manifest: $$(pwd)/$(OUT)/manifest.json"; exit $$status
 
-# --test adds Chromium (verify report test), Slurm and munge (cluster test).
+# --test adds Chromium (verify report test), Slurm and munge (cluster test) and exiftool (EXIF cross-check).
 test:
 	@scripts/ensure-deps.sh --test
 	$(SWIFT) test $(TESTFLAGS)
