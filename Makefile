@@ -25,7 +25,7 @@ all: build
 
 help:
 	@echo "make run    install deps, build, convert Samples/ into ./$(OUT) and say where it went"
-	@echo "make test   install deps (with Chromium and Slurm for the integration tests), build, run the whole test suite and each fuzz target briefly"
+	@echo "make test   install deps (with Chromium, Slurm and exiftool for the integration tests), build, run the whole test suite and each fuzz target briefly"
 	@echo "make fuzz   every parser under libFuzzer for FUZZ_SECONDS each, then HOSTILE_COUNT damaged files in one batch"
 	@echo "make bench  speed and memory against dcraw_emu (prints figures and ratios)"
 	@echo "make samples regenerate Samples/ (DNG scene, truth, sRGB PNG)"
