@@ -3,11 +3,11 @@ import XCTest
 @testable import LightWork
 
 /// A worker that dies in the middle of a decode, not before it starts (the crash hook's moment): the test watches
-/// the worker of a running batch from outside, through /proc, and sends it SIGSEGV once it is decoding the one
-/// large DNG: it has read the whole 48 MB file (`rchar` in /proc/PID/io; the decoder reads its input first), its
-/// resident memory has since grown by 24 MB (LibRaw's 48 MB raw buffer filling), and no temporary output for that
-/// file exists yet. Measured without the kill: the temporary output appears over a second after the read.
-/// No hook in the shipped binary is involved.
+/// the worker of a running batch from outside, through /proc, and signals it (SIGSEGV, and SIGKILL as the
+/// out-of-memory killer would) once it is decoding the one large DNG: it has read the whole 48 MB file (`rchar` in
+/// /proc/PID/io; the decoder reads its input first), its resident memory has since grown by 24 MB (LibRaw's 48 MB
+/// raw buffer filling), and no temporary output for that file exists yet. Measured without the kill: the
+/// temporary output appears over a second after the read. No hook in the shipped binary is involved.
 final class MidDecodeCrashTests: XCTestCase {
     /// The children of `pid` (every thread's `children` list).
     private func children(of pid: pid_t) -> [pid_t] {
@@ -42,7 +42,16 @@ final class MidDecodeCrashTests: XCTestCase {
         return (pages * Int(sysconf(Int32(_SC_PAGESIZE))), user + system)
     }
 
+    func testWorkerSegfaultingMidDecodeFailsThatFileOnlyAndLeavesNoOutput() throws {
+        try crashMidDecode(SIGSEGV, reason: "decoder crashed: signal 11 (SIGSEGV)")
+    }
+
+    /// SIGKILL, as the out-of-memory killer sends it: the reason says so.
     func testWorkerKilledMidDecodeFailsThatFileOnlyAndLeavesNoOutput() throws {
+        try crashMidDecode(SIGKILL, reason: "decoder crashed: signal 9 (SIGKILL): killed from outside, often by the out-of-memory killer (try a lower --jobs or --max-memory)")
+    }
+
+    private func crashMidDecode(_ signal: Int32, reason: String) throws {
         let dir = try TestPaths.temporaryDirectory(self)
         let input = dir.appendingPathComponent("in")
         try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
@@ -80,7 +89,7 @@ final class MidDecodeCrashTests: XCTestCase {
             if let afterRead, let u = usage(worker), u.rss > afterRead.rss + grown {
                 // Not yet encoding: no temporary of the large file's output exists (AtomicFile names `.<name>.lwtmp-…`).
                 XCTAssertFalse(BatchFixture.temporaries(under: out).contains { $0.contains("a-large") }, "the worker had reached the encode")
-                kill(worker, SIGSEGV)
+                kill(worker, signal)
                 atKill = u
                 killedAfter = Date().timeIntervalSince(start)
                 break
@@ -95,16 +104,16 @@ final class MidDecodeCrashTests: XCTestCase {
         let m = try BatchFixture.manifest(out.appendingPathComponent("manifest.json"))
         let crashed = try XCTUnwrap(m.entries.first { $0.input.relativePath == large })
         XCTAssertEqual(crashed.status, .failed)
-        XCTAssertEqual(crashed.reason, "decoder crashed: signal 11 (SIGSEGV)")
-        XCTAssertTrue(stderr.contains(large) && stderr.contains("decoder crashed: signal 11 (SIGSEGV)"), stderr)
+        XCTAssertEqual(crashed.reason, reason)
+        XCTAssertTrue(stderr.contains(large) && stderr.contains(reason), stderr)
         XCTAssertEqual(m.summary.failed, 1)
         XCTAssertEqual(m.summary.converted, 4, "every small file converted in a new worker")
         try BatchFixture.assertOutputsValid(m, in: out)
         XCTAssertEqual(BatchFixture.temporaries(under: out), [], "the dead worker's temporary was swept")
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.appendingPathComponent("a-large.tif").path), "no output under the final name")
         let tick = Double(sysconf(Int32(_SC_CLK_TCK)))
-        print(String(format: "mid-decode crash: worker %d read the %.0f MB file %.2f s into the batch (RSS %.0f MB) and was killed with SIGSEGV %.3f s later at RSS %.0f MB, %.2f s of CPU in; %@ failed (%@), %d converted",
-                     worker, Double(size) / 1e6, readAfter, Double(afterRead?.rss ?? 0) / 1e6, killedAfter - readAfter, Double(killed.rss) / 1e6, Double(killed.cpuTicks) / tick,
+        print(String(format: "mid-decode crash: worker %d read the %.0f MB file %.2f s into the batch (RSS %.0f MB) and was sent signal %d %.3f s later at RSS %.0f MB, %.2f s of CPU in; %@ failed (%@), %d converted",
+                     worker, Double(size) / 1e6, readAfter, Double(afterRead?.rss ?? 0) / 1e6, signal, killedAfter - readAfter, Double(killed.rss) / 1e6, Double(killed.cpuTicks) / tick,
                      large, crashed.reason ?? "", m.summary.converted))
     }
 }
