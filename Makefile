@@ -25,7 +25,7 @@ all: build
 
 help:
 	@echo "make run    install deps, build, convert Samples/ into ./$(OUT) and say where it went"
-	@echo "make test   install deps (with Chromium and Slurm for the integration tests), build, run the whole test suite and each fuzz target briefly"
+	@echo "make test   install deps (with Chromium, Slurm and exiftool for the integration tests), build, run the whole test suite and each fuzz target briefly"
 	@echo "make fuzz   every parser under libFuzzer for FUZZ_SECONDS each, then HOSTILE_COUNT damaged files in one batch"
 	@echo "make bench  speed and memory against dcraw_emu (prints figures and ratios)"
 	@echo "make samples regenerate Samples/ (DNG scene, truth, sRGB PNG)"
@@ -42,7 +42,7 @@ run: build
 	$(BIN) convert Samples -o $(OUT); status=$$?; \
 	echo; echo "Images:   $$(pwd)/$(OUT)/"; echo "Manifest: $$(pwd)/$(OUT)/manifest.json"; exit $$status
 
-# --test adds Chromium (verify report test), Slurm and munge (cluster test).
+# --test adds Chromium (verify report test), Slurm and munge (cluster test) and exiftool (EXIF cross-check).
 test:
 	@scripts/ensure-deps.sh --test
 	$(SWIFT) test $(TESTFLAGS)

@@ -32,23 +32,31 @@ final class ColourAccuracyTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(inGamut.count, 22, "nearly all ColorChecker patches are inside sRGB")
         let mean = inGamut.map { $0.deltaE }.reduce(0, +) / Double(inGamut.count)
         let worst = inGamut.max { $0.deltaE < $1.deltaE }!
-        XCTAssertLessThanOrEqual(mean, 0.5, "mean ΔE00 \(mean)")
-        XCTAssertLessThan(worst.deltaE, 1.5, "worst patch \(worst.name): ΔE00 \(worst.deltaE)")
+        print(String(format: "scene.dng → sRGB TIFF: ΔE00 mean %.4f, max %.4f (%@) over %d in-gamut patches", mean, worst.deltaE, worst.name, inGamut.count))
+        // Measured mean 0.0035, max 0.0107 (black 2): limits about 3×.
+        XCTAssertLessThanOrEqual(mean, 0.012, "mean ΔE00 \(mean)")
+        XCTAssertLessThan(worst.deltaE, 0.035, "worst patch \(worst.name): ΔE00 \(worst.deltaE)")
     }
 
     /// ProPhoto output holds every patch, cyan included.
     func testSceneDNGInProPhotoKeepsEveryPatch() throws {
         let truth = try SampleSceneTests.loadTruth("scene.truth.json")
         let errors = try Self.patchErrors(output: try convertSample("scene.dng") { $0.colorSpace = .prophoto }, truth: truth)
-        let mean = errors.map { $0.deltaE }.reduce(0, +) / Double(errors.count)
-        XCTAssertLessThanOrEqual(mean, 0.5, "mean ΔE00 \(mean) over all 24 patches")
+        let mean = errors.map { $0.deltaE }.reduce(0, +) / Double(errors.count), worst = errors.map(\.deltaE).max()!
+        print(String(format: "scene.dng → ProPhoto TIFF: ΔE00 mean %.4f, max %.4f over 24 patches", mean, worst))
+        // Measured mean 0.0036, max 0.0101: limits about 3×.
+        XCTAssertLessThanOrEqual(mean, 0.012, "mean ΔE00 \(mean) over all 24 patches")
+        XCTAssertLessThan(worst, 0.035, "max ΔE00 \(worst)")
     }
 
     /// The sRGB PNG rendering of the same scene through the RGB path lands on the same colours.
     func testSceneSRGBPNGThroughTheRGBPathMatchesTheTruth() throws {
         let truth = try SampleSceneTests.loadTruth("scene.truth.json")
         let errors = try Self.patchErrors(output: try convertSample("scene-srgb.png"), truth: truth).filter { $0.inGamut }
-        let mean = errors.map { $0.deltaE }.reduce(0, +) / Double(errors.count)
-        XCTAssertLessThanOrEqual(mean, 1.0, "mean ΔE00 \(mean) (8-bit source)")
+        let mean = errors.map { $0.deltaE }.reduce(0, +) / Double(errors.count), worst = errors.map(\.deltaE).max()!
+        print(String(format: "scene-srgb.png → sRGB TIFF: ΔE00 mean %.4f, max %.4f over %d in-gamut patches", mean, worst, errors.count))
+        // The 8-bit source's rounding: measured mean 0.1685, max 0.4779; limits about 3×.
+        XCTAssertLessThanOrEqual(mean, 0.5, "mean ΔE00 \(mean) (8-bit source)")
+        XCTAssertLessThan(worst, 1.5, "max ΔE00 \(worst) (8-bit source)")
     }
 }

@@ -59,6 +59,7 @@ final class PathParityTests: XCTestCase {
     func testNeutralRAWAndRGBRenderingsAgree() throws {
         let truth = try SampleSceneTests.loadTruth("scene.truth.json")
         let de = try Self.meanDeltaE(try render("scene.dng", recipe: nil), try render("scene-srgb.png", recipe: nil), excluding: truth.detailArea)
+        print(String(format: "neutral recipe: RAW vs RGB path mean ΔE00 %.4f", de))
         XCTAssertLessThanOrEqual(de, 1.0, "neutral recipe: RAW vs RGB mean ΔE00 \(de)")
     }
 
@@ -66,7 +67,9 @@ final class PathParityTests: XCTestCase {
         let truth = try SampleSceneTests.loadTruth("scene.truth.json")
         let de = try Self.meanDeltaE(try render("scene.dng", recipe: "harbour-evening.json"), try render("scene-srgb.png", recipe: "harbour-evening.json"),
                                      excluding: truth.detailArea)
-        XCTAssertLessThanOrEqual(de, 2.0, "film recipe: RAW vs RGB mean ΔE00 \(de)")
+        print(String(format: "film recipe: RAW vs RGB path mean ΔE00 %.4f", de))
+        // Measured 0.387 (the neutral recipe: 0.351, limit 1.0): limit about 3×.
+        XCTAssertLessThanOrEqual(de, 1.2, "film recipe: RAW vs RGB mean ΔE00 \(de)")
     }
 
     /// The recipe changes the image (a parity test that cannot fail would be worthless).

@@ -77,6 +77,7 @@ final class PixelComparisonTests: XCTestCase {
         let cmp = try PixelComparison(golden: srgb, candidate: prophoto, threshold: VerifyThresholds.defaultMax)
         XCTAssertGreaterThan(cmp.maxSampleDifference, 5000, "the numbers are far apart")
         XCTAssertTrue(cmp.notes.contains { $0.hasPrefix("profiles differ") }, "\(cmp.notes)")
+        print(String(format: "sRGB vs ProPhoto render: ΔE00 mean %.4f, max %.4f, share above %.1f: %.4f", cmp.statistics.mean, cmp.statistics.max, VerifyThresholds.defaultMax, cmp.statistics.shareAbove))
         // In-gamut colours agree; sRGB clips the chart's cyan and a few saturated edges, which stay a small share.
         XCTAssertLessThan(cmp.statistics.mean, 0.3)
         XCTAssertLessThan(cmp.statistics.shareAbove, 0.05)

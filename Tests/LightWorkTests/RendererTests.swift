@@ -53,8 +53,9 @@ final class RendererTests: XCTestCase {
         }
         let mean = total / Double(width * height)
         print(String(format: "RAW vs RGB path: mean ΔE00 %.3f, worst %.3f", mean, worst))
-        XCTAssertLessThan(mean, 1, "mean ΔE00 \(mean)")
-        XCTAssertLessThan(worst, 5, "worst ΔE00 \(worst)")
+        // Measured mean 0.046, worst 0.492 (half-float storage of two encodings): limits about 3×.
+        XCTAssertLessThan(mean, 0.15, "mean ΔE00 \(mean)")
+        XCTAssertLessThan(worst, 1.5, "worst ΔE00 \(worst)")
     }
 
     /// The colours of an sRGB-encoded image as linear ProPhoto (what the RAW path stores).

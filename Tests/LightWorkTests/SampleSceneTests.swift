@@ -220,19 +220,24 @@ final class SampleSceneTests: XCTestCase {
         // Every patch within ΔE00 1 of its reference. A reference outside sRGB (cyan) cannot survive LibRaw's clip to
         // the sRGB output, so it is compared with its own clipped value, and its raw distance is only reported.
         var report: [String] = []
+        var worstClipped = 0.0, worstInGamut = 0.0
         for p in t.patches {
             let reference = SampleSceneTests.vector(p.labD50)
             let measured = SampleSceneTests.lab(linearSRGB: mean(lr, p.centre) * scale)
             let inGamut = SampleSceneTests.linearSRGB(lab: reference)
             let clipped = SampleSceneTests.lab(linearSRGB: inGamut.clamped(lowerBound: .zero, upperBound: .one))
             let toReference = CIE.deltaE2000(measured, reference), toClipped = CIE.deltaE2000(measured, clipped)
-            XCTAssertLessThan(toClipped, 1.0, "\(p.name): measured \(measured), reference \(reference)")
+            worstClipped = max(worstClipped, toClipped)
+            if inGamut.min() >= 0 && inGamut.max() <= 1 { worstInGamut = max(worstInGamut, toReference) }
+            // Measured max 0.0090 (LibRaw develops the generated file's colours exactly): limit about 3×.
+            XCTAssertLessThan(toClipped, 0.03, "\(p.name): measured \(measured), reference \(reference)")
             if inGamut.min() >= 0 && inGamut.max() <= 1 {
-                XCTAssertLessThan(toReference, 1.0, "\(p.name)")
+                XCTAssertLessThan(toReference, 0.03, "\(p.name)")
             }
             report.append(String(format: "%@ %.2f", p.name, toReference))
         }
         print("scene.dng ΔE00 per patch (LibRaw AHD, linear sRGB): " + report.joined(separator: ", "))
+        print(String(format: "scene.dng through LibRaw: max ΔE00 %.4f to the clipped reference, %.4f to the in-gamut references", worstClipped, worstInGamut))
     }
 
     func testLibRawDevelopmentOfTungstenSceneIsNeutralOnGreys() throws {
@@ -270,14 +275,17 @@ final class SampleSceneTests: XCTestCase {
         var pixels = [UInt8](repeating: 0, count: Int(image.width * image.height) * 3)
         XCTAssertNotEqual(png_image_finish_read(&image, nil, &pixels, 0, nil), 0)
 
+        var worst = 0.0
         for p in t.patches {
             let i = ((p.centre.y + p.centre.h / 2) * t.width + p.centre.x + p.centre.w / 2) * 3
             let rgb = SIMD3((0..<3).map { TransferFunction.sRGB.decode(Double(pixels[i + $0]) / 255) })
             let measured = SampleSceneTests.lab(linearSRGB: SIMD3(rgb[0], rgb[1], rgb[2]))
             let reference = SampleSceneTests.vector(p.labD50)
             let clipped = SampleSceneTests.lab(linearSRGB: SampleSceneTests.linearSRGB(lab: reference).clamped(lowerBound: .zero, upperBound: .one))
+            worst = max(worst, CIE.deltaE2000(measured, clipped))
             XCTAssertLessThan(CIE.deltaE2000(measured, clipped), 1.0, "\(p.name)")
         }
+        print(String(format: "scene-srgb.png patch centres: max ΔE00 %.4f to the clipped reference", worst))
     }
 
     // MARK: -

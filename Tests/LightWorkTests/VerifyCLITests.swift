@@ -65,13 +65,20 @@ final class VerifyCLITests: XCTestCase {
         }
         let daylight = try chart("chart-daylight"), tungsten = try chart("chart-tungsten"), peers = try chart("chart-tungsten-libraw")
         XCTAssertEqual(daylight.count, 24)
-        XCTAssertLessThanOrEqual(daylight.mean, 0.3)
-        XCTAssertLessThanOrEqual(tungsten.mean, 0.5)
-        XCTAssertLessThan(tungsten.max, 1.5)
+        for name in ["chart-daylight", "chart-tungsten", "chart-tungsten-libraw", "chart-daylight-small"] {
+            let s = try chart(name)
+            print(String(format: "suite %@: ΔE00 mean %.4f, max %.4f over %d patches", name, s.mean, s.max, s.count))
+        }
+        // The suite's own chart limits (docs/test-limits.md), asserted here too so that loosening the JSON shows.
+        XCTAssertLessThanOrEqual(daylight.mean, 0.012)
+        XCTAssertLessThan(daylight.max, 0.035)
+        XCTAssertLessThanOrEqual(tungsten.mean, 0.015)
+        XCTAssertLessThan(tungsten.max, 0.05)
         // LibRaw's own colour under tungsten (what the peers do) is several ΔE00 off: the gap the DNG model closes.
         XCTAssertGreaterThan(peers.mean, 2.5)
         XCTAssertGreaterThan(peers.mean, 10 * tungsten.mean)
-        XCTAssertLessThanOrEqual(try chart("chart-daylight-small").mean, 0.3)
+        XCTAssertLessThanOrEqual(try chart("chart-daylight-small").mean, 0.02)
+        XCTAssertLessThan(try chart("chart-daylight-small").max, 0.1)
 
         // JUnit XML that a CI system can parse, with the same counts.
         let junit = try Data(contentsOf: dir.appendingPathComponent("junit.xml"))
@@ -94,7 +101,7 @@ final class VerifyCLITests: XCTestCase {
             pngCase("defect"),
             pngCase("defect-tolerated", extra: ["thresholds": ["shareAbove": 0.001]]),
             ["name": "chart", "input": Self.samples.appendingPathComponent("scene-srgb.png").path, "format": "png16", "colorspace": "prophoto",
-             "chart": ["truth": Self.samples.appendingPathComponent("scene.truth.json").path, "thresholds": ["mean": 1.0, "max": 5.0]]],
+             "chart": ["truth": Self.samples.appendingPathComponent("scene.truth.json").path, "thresholds": ["mean": 0.6, "max": 5.0]]],
         ])
         let bless = try CLIRunner.run(["verify", suite.path, "--update"])
         XCTAssertEqual(bless.status, 0, bless.stdout + bless.stderr)
@@ -132,6 +139,7 @@ final class VerifyCLITests: XCTestCase {
         XCTAssertEqual(defect.pixels?.worstPixel, [20, 10])
         XCTAssertEqual(tolerated.status, .passed, "\(tolerated.failures)")
         XCTAssertEqual(chart.status, .passed, "\(chart.failures)")
+        if let c = chart.chart { print(String(format: "scene-srgb.png → ProPhoto chart: ΔE00 mean %.4f, max %.4f", c.comparison.statistics.mean, c.comparison.statistics.max)) }
         XCTAssertEqual(report.casesWorstFirst.prefix(2).map(\.status), [.failed, .failed])
 
         let junit = try String(contentsOf: out.appendingPathComponent("j.xml"), encoding: .utf8)
