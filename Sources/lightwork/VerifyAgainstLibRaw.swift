@@ -12,19 +12,20 @@ extension VerifyCommand {
             throw LightWorkError.usage("--\(other) does not go with --against-libraw")
         }
         guard !parsed.positionals.isEmpty else { throw LightWorkError.usage("--against-libraw needs the RAW files to check") }
-        var settings = LibRawCrossCheck.Settings()
+        var decode = DecodeOptions()
         if let d = parsed.value("demosaic") {
             guard let v = DecodeOptions.Demosaic(rawValue: d) else {
                 throw LightWorkError.usage("--demosaic takes one of \(DecodeOptions.Demosaic.allCases.map(\.rawValue).joined(separator: ", ")), not '\(d)'")
             }
-            settings.decode.demosaic = v
+            decode.demosaic = v
         }
         if let m = parsed.value("color-model") {
             guard let v = DecodeOptions.ColorModel(rawValue: m) else {
                 throw LightWorkError.usage("--color-model takes one of \(DecodeOptions.ColorModel.allCases.map(\.rawValue).joined(separator: ", ")), not '\(m)'")
             }
-            settings.decode.colorModel = v
+            decode.colorModel = v
         }
+        let settings = LibRawCrossCheck.Settings(decode: decode)
         if let t = parsed.value("threads") {
             guard let n = Int(t), n >= 1 else { throw LightWorkError.usage("--threads takes a whole number ≥ 1, not '\(t)'") }
             Parallel.threads = n
@@ -71,8 +72,9 @@ extension VerifyCommand {
         if let f = r.figures {
             s += "  \(f.lightWorkSize)" + (f.lightWorkSize == f.libRawSize ? "" : " (LibRaw \(f.libRawSize))")
             s += "  level " + zip(["R", "G", "B"], f.levelPercent).map { "\($0) " + String(format: "%+.2f %%", $1) }.joined(separator: " ")
-            s += String(format: "  regions ΔE00 mean %.2f max %.2f", f.regions.meanDeltaE, f.regions.maxDeltaE)
-            s += String(format: "  (other orientations ≥ %.1f)", f.nearestOtherTransform.meanDeltaE)
+            s += String(format: "  regions ΔL* mean %.2f max %.2f, ΔE00 mean %.2f max %.2f", f.regions.lightness.mean, f.regions.lightness.max,
+                        f.regions.colour.mean, f.regions.colour.max)
+            s += String(format: "  (other orientations ΔL* ≥ %.1f)", f.nearestOtherTransform.lightness.mean)
             if f.baselineExposure != 0 { s += String(format: "  BaselineExposure %+.2f EV taken out", f.baselineExposure) }
         }
         s += String(format: "  %.1f s", seconds)

@@ -41,12 +41,14 @@ enum VerifyCommand {
     say otherwise) and with LibRaw's own dcraw_emu (Debian libraw-bin) at matching settings (dcraw_emu -T -4 -w
     -o 4 -c 0 -H 0 -q Q: camera white balance, linear 16-bit ProPhoto, no auto-brightening, highlights clipped)
     and compares the two: size; orientation (all eight turns and mirrors of LightWork's picture are tried, so a
-    disagreement is named: "LibRaw's picture is LightWork's mirrored left to right"); the mean level per channel
-    (limit ±\(String(format: "%.1f", LibRawCrossCheck.Limits().levelPercent)) %); and the picture as an \(LibRawCrossCheck.Settings().grid)×\(LibRawCrossCheck.Settings().grid) grid of region means by CIEDE2000 (limits mean \(String(format: "%.2f", LibRawCrossCheck.Limits().regionMeanDeltaE)),
-    max \(String(format: "%.1f", LibRawCrossCheck.Limits().regionMaxDeltaE))), which demosaic differences barely move and a wrong geometry moves a lot. A DNG's
-    BaselineExposure, which LightWork applies and LibRaw does not, is taken out first. One line per file, then
-    a summary; exit 0 when every file agreed, 1 when one disagreed or LibRaw could not decode it, 2 when
-    dcraw_emu is missing or the command line is wrong. --json FILE writes every figure.
+    disagreement is named: "LibRaw's picture is LightWork's mirrored left to right"); the mean level per channel;
+    and the picture as a grid of region means: their lightness (ΔL*), which demosaic and colour model barely
+    move and a wrong geometry moves a lot, and their colour (CIEDE2000). A DNG's BaselineExposure, which
+    LightWork applies and LibRaw does not, is taken out first. Limits (two to three times the differences
+    measured on real and generated files), with the DNG colour model: \(LibRawCrossCheck.Limits.measured(for: .dng).summary);
+    with --color-model libraw: \(LibRawCrossCheck.Limits.measured(for: .libraw).summary).
+    One line per file, then a summary; exit 0 when every file agreed, 1 when one disagreed or LibRaw could not
+    decode it, 2 when dcraw_emu is missing or the command line is wrong. --json FILE writes every figure.
 
     Suite file (versioned JSON; paths relative to it; lossless formats only: tiff16, tiff8, png, png16):
       {"version": 1, "name": "my looks", "thresholds": {"max": 2.3, "mean": 0.767},
