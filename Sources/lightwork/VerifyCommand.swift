@@ -45,10 +45,12 @@ enum VerifyCommand {
     and the picture as a grid of region means: their lightness (ΔL*), which demosaic and colour model barely
     move and a wrong geometry moves a lot, and their colour (CIEDE2000). A DNG's BaselineExposure, which
     LightWork applies and LibRaw does not, is taken out first. Limits (two to three times the differences
-    measured on real and generated files), with the DNG colour model: \(LibRawCrossCheck.Limits.measured(for: .dng).summary);
-    with --color-model libraw: \(LibRawCrossCheck.Limits.measured(for: .libraw).summary).
-    One line per file, then a summary; exit 0 when every file agreed, 1 when one disagreed or LibRaw could not
-    decode it, 2 when dcraw_emu is missing or the command line is wrong. --json FILE writes every figure.
+    measured on real and generated files):
+      DNG colour model (default): \(LibRawCrossCheck.Limits.measured(for: .dng).summary)
+      --color-model libraw:       \(LibRawCrossCheck.Limits.measured(for: .libraw).summary)
+    One line per file, then a summary; exit 0 when every file agreed, 1 when one disagreed (one side refused
+    it counts) or neither could decode it, 2 when dcraw_emu is missing or the command line is wrong.
+    --json FILE writes every figure.
 
     Suite file (versioned JSON; paths relative to it; lossless formats only: tiff16, tiff8, png, png16):
       {"version": 1, "name": "my looks", "thresholds": {"max": 2.3, "mean": 0.767},

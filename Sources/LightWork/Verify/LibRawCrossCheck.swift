@@ -117,6 +117,8 @@ public enum LibRawCrossCheck {
     public enum Disagreement: Sendable, Codable, Equatable, CustomStringConvertible {
         /// LightWork refused a file LibRaw decoded.
         case lightWorkRefused(reason: String)
+        /// LightWork made a picture of a file LibRaw (`dcraw_emu`) refuses.
+        case libRawRefused(reason: String)
         case sizeDiffers(lightWork: PixelSize, libRaw: PixelSize)
         /// LibRaw's picture is LightWork's turned by `transform` (an EXIF orientation applied once more).
         case orientationDiffers(transform: Orientation, lightWork: PixelSize, libRaw: PixelSize)
@@ -131,6 +133,8 @@ public enum LibRawCrossCheck {
             switch self {
             case .lightWorkRefused(let reason):
                 return "LightWork refused a file LibRaw decodes: \(reason)"
+            case .libRawRefused(let reason):
+                return "LightWork made a picture of a file LibRaw refuses: \(reason)"
             case let .sizeDiffers(lw, lr):
                 return "size differs: LightWork \(lw), LibRaw \(lr)"
             case let .orientationDiffers(t, lw, lr):
@@ -154,7 +158,7 @@ public enum LibRawCrossCheck {
         case agreed
         /// One or more reasons, in `reasons`.
         case disagreed
-        /// Not compared: LibRaw (`dcraw_emu`) could not decode the file, so there is nothing to check against.
+        /// Not compared: neither LightWork nor LibRaw (`dcraw_emu`) decodes the file.
         case notCompared = "not-compared"
     }
 
@@ -186,25 +190,33 @@ public enum LibRawCrossCheck {
     }
 
     /// Decodes `url` both ways and compares. Throws only when `dcraw_emu` is missing or cannot be run; a file
-    /// either side refuses is a result (`disagreed` when only LightWork refuses, `notCompared` when LibRaw does).
+    /// one side refuses is `disagreed` (with the refusal), one both refuse `notCompared` (with both reasons).
     public static func check(_ url: URL, settings: Settings = Settings(), dcrawEmu: URL? = nil) throws -> Result {
         let tool = try dcrawEmu ?? findDcrawEmu()
         let arguments = dcrawEmuArguments(for: settings.decode)
-        let reference: ImageFile
+        var reference: ImageFile?
+        var libRawRefusal = ""
         do {
             reference = try decodeWithLibRaw(url, tool: tool, arguments: arguments)
         } catch let error as LightWorkError where !error.isMissingTool {
-            let why = if case .missingInput = error { "\(error)" } else { "LibRaw (dcraw_emu) cannot decode it: \(error)" }
-            return Result(file: url.path, verdict: .notCompared, reasons: [], messages: [why],
-                          figures: nil, libRawCommand: arguments)
+            if case .decodeFailed(let why) = error { libRawRefusal = why } else { libRawRefusal = "\(error)" }
         }
-        let decoded: DecodedImage
-        let baseline: Double
+        var decoded: DecodedImage?
+        var baseline = 0.0
+        var lightWorkRefusal = ""
         do {
             decoded = try RawDecoder.decode(url: url, options: settings.decode)
             baseline = try RawDecoder.baselineExposure(url: url, options: settings.decode)
         } catch {
-            let reason = Disagreement.lightWorkRefused(reason: "\(error)")
+            lightWorkRefusal = "\(error)"
+        }
+        guard let reference, let decoded else {
+            if reference == nil, decoded == nil {
+                return Result(file: url.path, verdict: .notCompared, reasons: [],
+                              messages: ["neither decodes it: LibRaw (dcraw_emu): \(libRawRefusal); LightWork: \(lightWorkRefusal)"],
+                              figures: nil, libRawCommand: arguments)
+            }
+            let reason: Disagreement = reference == nil ? .libRawRefused(reason: libRawRefusal) : .lightWorkRefused(reason: lightWorkRefusal)
             return Result(file: url.path, verdict: .disagreed, reasons: [reason], messages: [reason.description], figures: nil,
                           libRawCommand: arguments)
         }
