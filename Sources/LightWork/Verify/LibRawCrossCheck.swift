@@ -225,6 +225,9 @@ public enum LibRawCrossCheck {
                       messages: reasons.map(\.description), figures: figures, libRawCommand: arguments)
     }
 
+    /// Seconds `dcraw_emu` may take on one file (a 24 MP AHD decode takes about 2).
+    public static let libRawTimeLimit: Double = 300
+
     /// Runs `dcraw_emu` on `url` into a temporary TIFF and reads it back (16-bit RGB samples, rows as written).
     /// Throws `decodeFailed` naming `dcraw_emu`'s own message when it fails or writes no image (it exits 0 on
     /// some files it cannot unpack).
@@ -243,6 +246,10 @@ public enum LibRawCrossCheck {
         do { try process.run() } catch {
             throw LightWorkError.missingTool("cannot run \(tool.path): \(error.localizedDescription)")
         }
+        // A file that sends dcraw_emu into a loop must not hang the check: it is stopped (this child only).
+        let watchdog = DispatchWorkItem { [process] in if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + libRawTimeLimit, execute: watchdog)
+        defer { watchdog.cancel() }
         let said = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             .split(whereSeparator: \.isNewline).joined(separator: "; ")
         process.waitUntilExit()
