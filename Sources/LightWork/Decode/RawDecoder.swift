@@ -39,6 +39,18 @@ public enum RawDecoder {
         return (session.metadata(), session.details())
     }
 
+    /// The DNG BaselineExposure (EV) the decode applies as a gain: 0 for other formats and implausible values.
+    static func baselineExposure(_ lr: UnsafeMutablePointer<libraw_data_t>) -> Double {
+        let ev = lr.pointee.idata.dng_version != 0 ? Double(lr.pointee.color.dng_levels.baseline_exposure) : 0
+        return ev.isFinite && abs(ev) <= 10 ? ev : 0
+    }
+
+    /// `baselineExposure` of the file at `url` (opened, not decoded).
+    static func baselineExposure(url: URL, options: DecodeOptions) throws -> Double {
+        let session = try Session(url: url, data: nil, options: options)
+        return withExtendedLifetime(session) { baselineExposure(session.lr) }
+    }
+
     /// Version of the linked LibRaw.
     public static var libraryVersion: String { String(cString: libraw_version()) }
 
@@ -149,8 +161,8 @@ public enum RawDecoder {
             }
             // DNG BaselineExposure: the file's own statement of where its normal exposure lies (ACR honours it;
             // dcraw and LibRaw ignore it). Applied in both colour models, as a gain in linear light.
-            let baseline = lr.pointee.idata.dng_version != 0 ? Double(lr.pointee.color.dng_levels.baseline_exposure) : 0
-            if baseline.isFinite, baseline != 0, abs(baseline) <= 10 {
+            let baseline = RawDecoder.baselineExposure(lr)
+            if baseline != 0 {
                 let gain = Matrix3.diagonal(SIMD3(repeating: pow(2, baseline)))
                 matrix = gain * (matrix ?? .identity)
                 details["baselineExposure"] = String(format: "%+.3f EV", baseline)

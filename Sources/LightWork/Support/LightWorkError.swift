@@ -32,6 +32,8 @@ public enum LightWorkError: Error, Sendable, Equatable, CustomStringConvertible 
     case diskFull(String)
     /// A decoder worker process died (signal) or ran past its time limit.
     case workerCrashed(String)
+    /// A program LightWork drives is not installed or cannot run (`dcraw_emu` for `verify --against-libraw`).
+    case missingTool(String)
 
     public var description: String {
         switch self {
@@ -51,6 +53,7 @@ public enum LightWorkError: Error, Sendable, Equatable, CustomStringConvertible 
             return "\(file): pack \(packId) \(label) refused, nothing unlocked: \(reason)"
         case .diskFull(let s): return "disk full: \(s)"
         case .workerCrashed(let s): return "decoder crashed: \(s)"
+        case .missingTool(let s): return s
         }
     }
 }
