@@ -10,6 +10,11 @@ public struct TIFFImageExtents: Sendable, Equatable {
     public let dataEnd: Int
     /// IFDs read.
     public let directories: Int
+    /// The Compression values of those IFDs (9 in a raw IFD: VC-5, a GoPro GPR).
+    public let compressions: Set<Int>
+
+    /// TIFF Compression 9: SMPTE VC-5, the codec of GoPro's GPR (a DNG).
+    public static let vc5Compression = 9
 
     /// Reads the structure of `bytes` (classic TIFF, `II*\0` or `MM\0*`); nil for anything else.
     public static func read(_ bytes: UnsafeRawBufferPointer) -> TIFFImageExtents? {
@@ -48,6 +53,7 @@ public struct TIFFImageExtents: Sendable, Equatable {
         var pending = [u32(head, 4)]
         var seen = Set<Int>()
         var end = 8
+        var compressions = Set<Int>()
         while let offset = pending.popLast(), seen.count < 256 {
             guard offset >= 8, seen.insert(offset).inserted else { continue }
             guard let countBytes = bytes(offset, 2) else { end = max(end, offset + 2); continue }
@@ -64,6 +70,7 @@ public struct TIFFImageExtents: Sendable, Equatable {
                 switch tag {
                 case 273, 324: offsets = integers(entries, p)                        // StripOffsets, TileOffsets
                 case 279, 325: lengths = integers(entries, p)                        // StripByteCounts, TileByteCounts
+                case 259: compressions.formUnion(integers(entries, p).prefix(1))
                 case 330, 34665: pending += integers(entries, p).prefix(64)          // SubIFDs, EXIF IFD
                 default: break
                 }
@@ -72,6 +79,6 @@ public struct TIFFImageExtents: Sendable, Equatable {
             let next = u32(entries, 12 * count)
             if next != 0 { pending.append(next) }
         }
-        return TIFFImageExtents(dataEnd: end, directories: seen.count)
+        return TIFFImageExtents(dataEnd: end, directories: seen.count, compressions: compressions)
     }
 }
