@@ -36,7 +36,8 @@ public:
         return 0;
     }
 
-    // Like fread, but the position moves by the whole request: the next read asks for what really follows.
+    // Like fread, but the position moves by the whole request (the next read asks for what really follows), and
+    // the part past the end reads as zeros, not as whatever the loader's buffer held (deterministic output).
     int read(void *out, size_t size, size_t items) override {
         if (size == 0 || items == 0) return 0;
         uint64_t want = items > UINT64_MAX / size ? UINT64_MAX - pos : (uint64_t)size * items;
@@ -44,6 +45,7 @@ public:
         note(start, want);
         uint64_t have = start < count ? std::min<uint64_t>(want, count - start) : 0;
         if (have > 0) memcpy(out, data + start, (size_t)have);
+        if (have < want && want <= SIZE_MAX) memset((unsigned char *)out + have, 0, (size_t)(want - have));
         pos = want > UINT64_MAX - start ? UINT64_MAX : start + want;
         return (int)(have / size);
     }
@@ -97,12 +99,14 @@ public:
         JPEGSource *src = (JPEGSource *)(*cinfo->mem->alloc_small)((j_common_ptr)cinfo, JPOOL_PERMANENT, sizeof(JPEGSource));
         src->owner = this;
         src->end = count;
+        src->pastEnd = false;
         src->pub.init_source = [](j_decompress_ptr) {};
         src->pub.fill_input_buffer = fillPastEnd;
         src->pub.skip_input_data = skip;
         src->pub.resync_to_restart = jpeg_resync_to_restart;
-        src->pub.term_source = [](j_decompress_ptr) {};
+        src->pub.term_source = finished;
         uint64_t start = std::min<uint64_t>(pos, count);
+        src->start = data + start;
         src->pub.next_input_byte = data + start;
         src->pub.bytes_in_buffer = (size_t)(count - start);
         cinfo->src = &src->pub;
@@ -114,12 +118,24 @@ private:
         struct jpeg_source_mgr pub;
         TrackedStream *owner;
         uint64_t end;
+        const JOCTET *start;
+        bool pastEnd;
     };
+
+    // The bytes libjpeg consumed count as read (once it ran past the end, that was recorded already).
+    static void finished(j_decompress_ptr cinfo) {
+        JPEGSource *src = (JPEGSource *)cinfo->src;
+        if (!src->pastEnd) {
+            const JOCTET *base = src->owner->data;
+            src->owner->note((uint64_t)(src->start - base), (uint64_t)(src->pub.next_input_byte - src->start));
+        }
+    }
     static const JOCTET endOfImage[2];
 
     static boolean fillPastEnd(j_decompress_ptr cinfo) {
         JPEGSource *src = (JPEGSource *)cinfo->src;
         src->owner->note(src->end, 2);
+        src->pastEnd = true;
         src->pub.next_input_byte = endOfImage;      // as libjpeg's own sources do: end the image
         src->pub.bytes_in_buffer = 2;
         return TRUE;
@@ -130,6 +146,7 @@ private:
         if (bytes <= 0) return;
         if ((size_t)bytes > src->pub.bytes_in_buffer) {
             src->owner->note(src->end, (uint64_t)bytes - src->pub.bytes_in_buffer);
+            src->pastEnd = true;
             src->pub.next_input_byte += src->pub.bytes_in_buffer;
             src->pub.bytes_in_buffer = 0;
         } else {

@@ -16,7 +16,7 @@ public struct TIFFImageExtents: Sendable, Equatable {
     /// TIFF Compression 9: SMPTE VC-5, the codec of GoPro's GPR (a DNG).
     public static let vc5Compression = 9
 
-    /// Reads the structure of `bytes` (classic TIFF, `II*\0` or `MM\0*`); nil for anything else.
+    /// Reads the structure of `bytes` (classic TIFF, `II*\0` or `MM\0*`, or RW2's and ORF's variants); nil for anything else.
     public static func read(_ bytes: UnsafeRawBufferPointer) -> TIFFImageExtents? {
         read(size: bytes.count) { offset, count in
             guard offset >= 0, count >= 0, offset + count <= bytes.count else { return nil }
@@ -32,6 +32,9 @@ public struct TIFFImageExtents: Sendable, Equatable {
         switch (head[0], head[1], head[2], head[3]) {
         case (0x49, 0x49, 0x2A, 0x00): little = true
         case (0x4D, 0x4D, 0x00, 0x2A): little = false
+        // TIFF with a maker's magic: Panasonic RW2 ("IIU\0"), Olympus ORF ("IIRO", "IIRS", "MMOR").
+        case (0x49, 0x49, 0x55, 0x00), (0x49, 0x49, 0x52, 0x4F), (0x49, 0x49, 0x52, 0x53): little = true
+        case (0x4D, 0x4D, 0x4F, 0x52): little = false
         default: return nil
         }
         func u16(_ b: [UInt8], _ i: Int) -> Int { little ? Int(b[i]) | Int(b[i + 1]) << 8 : Int(b[i]) << 8 | Int(b[i + 1]) }
