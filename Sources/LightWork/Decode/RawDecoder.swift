@@ -47,9 +47,12 @@ public enum RawDecoder {
         }
     }
 
-    /// Bytes past the end of a complete file that a loader's bit reader may fetch ahead of what it decodes
-    /// (LibRaw's getbits reads up to 4 bytes ahead). Measured on the shared samples and generated DNGs
-    /// (TruncationTests): at most 0 bytes; a cut file asks for far more than this.
+    /// Bytes past the end of a complete file that a loader may ask for without needing them: LibRaw's bit reader
+    /// fills up to 32 bits ahead of the code it decodes, so a scan that ends at the end of the file, without a
+    /// marker, can ask for up to 4 bytes more. Measured (TruncationTests) on the shared CRW, KDC and lossy-DNG
+    /// samples and generated uncompressed and lossless-JPEG DNGs: none asked for a byte past its end (the KDC
+    /// loader stops exactly at it). TIFF-structured files keep the exact strip/tile check, so a cut of even one
+    /// byte is still caught there.
     static let readAheadAllowance = 4
 
     /// Version of the linked LibRaw.
