@@ -26,7 +26,9 @@ let package = Package(
         systemLibrary("CSodium", "libsodium", "libsodium-dev"),
         // The few calls Swift cannot make: variadic TIFF calls, setjmp error handling, LittleCMS TYPE_* macros, F16C.
         .target(name: "CShims", dependencies: ["CLCMS2", "CTIFF", "CJPEG", "CPNG", "CDeflate"]),
-        .target(name: "LightWork", dependencies: ["CLibRaw", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CShims"]),
+        // LibRaw's C++ stream interface: an in-memory input that records how far the loader read (truncation).
+        .target(name: "CLibRawStream", dependencies: ["CLibRaw", "CJPEG"]),
+        .target(name: "LightWork", dependencies: ["CLibRaw", "CLibRawStream", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CShims"]),
         .executableTarget(name: "lightwork", dependencies: ["LightWork"]),
         .executableTarget(name: "LightWorkTools", dependencies: ["LightWork", "CShims", "CTIFF"]),
         // libFuzzer targets for LightWork's parsers: a stub in ordinary builds, the fuzzer under `make fuzz`.

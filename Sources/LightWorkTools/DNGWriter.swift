@@ -3,12 +3,20 @@ import CTIFF
 import Foundation
 import LightWork
 
-/// Writes a CFA frame as an uncompressed 16-bit DNG 1.4 (raw data in IFD 0, no preview) through libtiff.
+/// Writes a CFA frame as a 16-bit DNG 1.4 (raw data in IFD 0, no preview) through libtiff: uncompressed strips,
+/// or lossless-JPEG tiles (DNG Compression 7) coded by `LosslessJPEG`.
 enum DNGWriter {
     static let rowsPerStrip = 16
 
+    /// How the raw data is stored.
+    enum Compression: String, CaseIterable {
+        case none
+        /// Lossless JPEG (Compression 7) in tiles, as camera makers' and Adobe's DNG writers store it.
+        case ljpeg
+    }
+
     /// Writes `mosaic` with `camera`'s colour tags to `url`; on failure nothing is left under that name.
-    static func write(_ mosaic: CFAMosaic, camera: SyntheticCamera, to url: URL) throws {
+    static func write(_ mosaic: CFAMosaic, camera: SyntheticCamera, to url: URL, compression: Compression = .none) throws {
         lw_tiff_quiet()
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).lwtmp")
         guard let tif = TIFFOpen(temporary.path, "w") else {
@@ -18,7 +26,10 @@ enum DNGWriter {
         defer { if !closed { TIFFClose(tif) } }
         do {
             try setTags(tif, mosaic: mosaic, camera: camera)
-            try writeStrips(tif, mosaic)
+            switch compression {
+            case .none: try writeStrips(tif, mosaic)
+            case .ljpeg: try writeLosslessJPEGTiles(tif, mosaic)
+            }
             TIFFClose(tif)
             closed = true
             if rename(temporary.path, url.path) != 0 {
@@ -72,6 +83,40 @@ enum DNGWriter {
         let neutral = [camera.asShotNeutral.x, camera.asShotNeutral.y, camera.asShotNeutral.z].map(Float.init)
         try check(lw_tiff_set_float_array(tif, UInt32(TIFFTAG_ASSHOTNEUTRAL), 3, neutral), "AsShotNeutral")
         try check(lw_tiff_set_double(tif, UInt32(TIFFTAG_BASELINEEXPOSURE), camera.baselineExposure), "BaselineExposure")
+    }
+
+    /// The side of the square lossless-JPEG tiles for a `width` × `height` frame: the largest of 256…16 that
+    /// divides both (LibRaw's tile loop expects tiles inside the frame), nil when none does.
+    static func tileSide(width: Int, height: Int) -> Int? {
+        [256, 128, 64, 32, 16].first { width % $0 == 0 && height % $0 == 0 }
+    }
+
+    /// Replaces the strip layout with tiles and Compression 7, then writes each tile's JPEG stream as is.
+    private static func writeLosslessJPEGTiles(_ tif: OpaquePointer, _ mosaic: CFAMosaic) throws {
+        guard let side = tileSide(width: mosaic.width, height: mosaic.height) else {
+            throw LightWorkError.usage("lossless-JPEG DNG: width and height must be multiples of 16 (\(mosaic.width) x \(mosaic.height))")
+        }
+        func check(_ ok: Int32, _ name: String) throws {
+            if ok == 0 { throw LightWorkError.writeFailed("cannot set DNG tag \(name): \(String(cString: lw_tiff_last_error()))") }
+        }
+        try check(lw_tiff_set_u16(tif, UInt32(TIFFTAG_COMPRESSION), 7), "Compression (JPEG)")
+        try check(lw_tiff_set_u32(tif, UInt32(TIFFTAG_TILEWIDTH), UInt32(side)), "TileWidth")
+        try check(lw_tiff_set_u32(tif, UInt32(TIFFTAG_TILELENGTH), UInt32(side)), "TileLength")
+        var tiles: [[UInt16]] = []
+        for ty in stride(from: 0, to: mosaic.height, by: side) {
+            for tx in stride(from: 0, to: mosaic.width, by: side) {
+                var tile = [UInt16](repeating: 0, count: side * side)
+                for y in 0..<side { for x in 0..<side { tile[y * side + x] = mosaic.samples[(ty + y) * mosaic.width + tx + x] } }
+                tiles.append(tile)
+            }
+        }
+        let coder = LosslessJPEG(fittedTo: tiles, width: side)
+        for (index, tile) in tiles.enumerated() {
+            var stream = coder.encode(tile, width: side, height: side)
+            if TIFFWriteRawTile(tif, UInt32(index), &stream, tmsize_t(stream.count)) < 0 {
+                throw LightWorkError.writeFailed("tile \(index): \(String(cString: lw_tiff_last_error()))")
+            }
+        }
     }
 
     private static func writeStrips(_ tif: OpaquePointer, _ mosaic: CFAMosaic) throws {

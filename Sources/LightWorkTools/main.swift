@@ -17,7 +17,7 @@ import LightWork
 let usage = """
     usage:
       lightwork-tools make-sample-dng -o FILE.dng [--width W --height H] [--seed N] [--illuminant D65|A]
-                                      [--truth FILE.json] [--srgb-png FILE.png]
+                                      [--truth FILE.json] [--srgb-png FILE.png] [--compression none|ljpeg]
       lightwork-tools make-bench-dng  -o FILE.dng [--width 6000 --height 4000] [--seed N] [--illuminant D65|A]
                                       [--truth FILE.json] [--srgb-png FILE.png]
       lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels]
@@ -29,6 +29,7 @@ let usage = """
     \(UnlockSigner.usage)
 
     make-*-dng write a synthetic RGGB DNG of a ColorChecker, a grey ramp and a zone plate with fine lines, of known colour.
+    --compression ljpeg stores the raw data as lossless-JPEG tiles (DNG Compression 7; width and height multiples of 16).
     make-sample-dng defaults to 1536 x 1024, make-bench-dng to 6000 x 4000; the seed defaults to 1.
     bench times the full filter chain and the neutral render on a synthetic image (and decoding --raw FILE);
     --breakdown adds each filter's cost in a pass of its own and in cache (--only kernels: just the latter).
@@ -43,6 +44,7 @@ struct SampleRequest {
     var illuminant = SceneIlluminant.d65
     var truth: URL?
     var srgbPNG: URL?
+    var compression = DNGWriter.Compression.none
 
     /// Parses the options after the command name; throws `.usage` on any mistake, before touching a file.
     init(arguments: ArraySlice<String>, defaultWidth: Int, defaultHeight: Int) throws {
@@ -75,6 +77,12 @@ struct SampleRequest {
                 illuminant = i
             case "--truth": truth = URL(fileURLWithPath: try value(flag))
             case "--srgb-png": srgbPNG = URL(fileURLWithPath: try value(flag))
+            case "--compression":
+                let text = try value(flag)
+                guard let c = DNGWriter.Compression(rawValue: text) else {
+                    throw LightWorkError.usage("--compression expects one of \(DNGWriter.Compression.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
+                }
+                compression = c
             default: throw LightWorkError.usage("unknown option '\(flag)'\n\(usage)")
             }
         }
@@ -96,7 +104,7 @@ func makeSample(_ request: SampleRequest, command: String) throws {
     let scene = SceneGenerator(layout: layout)
     let camera = SyntheticCamera(illuminant: request.illuminant)
     let mosaic = CFAMosaic(scene: scene, camera: camera, seed: request.seed)
-    try DNGWriter.write(mosaic, camera: camera, to: request.output!)
+    try DNGWriter.write(mosaic, camera: camera, to: request.output!, compression: request.compression)
     var written = [request.output!.path]
     if let truth = request.truth {
         try SceneTruth(layout: layout, camera: camera, seed: request.seed, generator: "lightwork-tools \(command)").write(to: truth)

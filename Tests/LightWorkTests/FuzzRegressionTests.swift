@@ -42,6 +42,11 @@ final class FuzzRegressionTests: XCTestCase {
         for (name, d) in valid(.exif) {
             XCTAssertTrue(EXIFReader.read(d) != nil || CaptureInfoProbe.read(header: [UInt8](d)) != nil, name)
         }
+        for (name, d) in valid(.fileCompleteness) {
+            let url = scratch.appendingPathComponent(name)
+            try d.write(to: url)
+            XCTAssertEqual(FileCompleteness.check(url), .complete, name)
+        }
         for (name, d) in valid(.icc) { XCTAssertNotNil(ICCProfile(data: d), name) }
         for (name, d) in valid(.jpeg) + valid(.png) { XCTAssertNoThrow(try RGBDecoder.decode(data: d, options: DecodeOptions()), name) }
         for (name, d) in valid(.lutFile) {

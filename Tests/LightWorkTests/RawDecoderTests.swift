@@ -68,7 +68,7 @@ final class RawDecoderTests: XCTestCase {
     /// Cut at 90 %, the lossy DNG's missing tiles would decode as flat grey with no error from LibRaw: the
     /// strip/tile extents in its IFDs reveal the cut.
     func testLossyDNGCutShortIsCaughtByItsTileExtents() throws {
-        try assertTruncatedFails("lg-g4-h815-lossy-linear.dng", keeping: 0.9, mentioning: "truncated")
+        try assertTruncatedFails("lg-g4-h815-lossy-linear.dng", keeping: 0.9, mentioning: "cut short")
     }
 
     /// The extents of a complete file lie inside it, and reach its image data's end.
@@ -97,7 +97,12 @@ final class RawDecoderTests: XCTestCase {
         options.demosaic = .linear
         XCTAssertThrowsError(try RawDecoder.decode(url: cut, options: options)) { error in
             guard let e = error as? LightWorkError else { return XCTFail("untyped error \(error)") }
-            guard case .decodeFailed(let reason) = e else { return XCTFail("\(name): unexpected \(e)") }
+            let reason: String
+            switch e {
+            case .decodeFailed(let r): reason = r
+            case .truncated: reason = e.description
+            default: return XCTFail("\(name): unexpected \(e)")
+            }
             XCTAssertFalse(reason.contains("\n"), "one line")
             if let word { XCTAssertTrue(reason.contains(word), reason) }
         }

@@ -1,4 +1,5 @@
 import CLibRaw
+import CLibRawStream
 import CShims
 import Foundation
 
@@ -17,16 +18,16 @@ import Foundation
 public enum RawDecoder {
     /// Opens and decodes `url`. Throws a `LightWorkError` naming the reason on any failure.
     public static func decode(url: URL, options: DecodeOptions) throws -> DecodedImage {
-        if let data = try? Data(contentsOf: url, options: .mappedIfSafe) { return try decode(data: data, url: url, options: options) }
-        let session = try Session(url: url, data: nil, options: options)
-        return try session.decode()
+        try decode(data: try read(url), url: url, options: options)
     }
 
     /// Decodes bytes already read (and hashed) by the caller; `url` names the file in messages.
     public static func decode(data: Data, url: URL, options: DecodeOptions) throws -> DecodedImage {
         try data.withUnsafeBytes { raw in
-            if let extents = TIFFImageExtents.read(raw), extents.dataEnd > raw.count {
-                throw LightWorkError.decodeFailed("the file is truncated: its image data runs to byte \(extents.dataEnd) but the file ends at \(raw.count) (an interrupted copy or upload?)")
+            let extents = TIFFImageExtents.read(raw)
+            if let extents, extents.compressions.contains(TIFFImageExtents.vc5Compression), !gprSupported { throw gprUnsupported() }
+            if let extents, extents.dataEnd > raw.count {
+                throw LightWorkError.truncated(dataEnd: raw.count, needed: extents.dataEnd)
             }
             let session = try Session(url: url, data: raw, options: options)
             return try session.decode()
@@ -51,6 +52,21 @@ public enum RawDecoder {
         return withExtendedLifetime(session) { baselineExposure(session.lr) }
     }
 
+    /// The whole file (mapped when safe): LibRaw reads it through a stream that records how far it asked to read.
+    static func read(_ url: URL) throws -> Data {
+        do { return try Data(contentsOf: url, options: .mappedIfSafe) } catch {
+            throw LightWorkError.decodeFailed("cannot read the file: \((error as NSError).localizedDescription)")
+        }
+    }
+
+    /// Bytes past the end of a complete file that a loader may ask for without needing them: LibRaw's bit reader
+    /// fills up to 32 bits ahead of the code it decodes, so a scan that ends at the end of the file, without a
+    /// marker, can ask for up to 4 bytes more. Measured (TruncationTests) on the shared CRW, KDC and lossy-DNG
+    /// samples and generated uncompressed and lossless-JPEG DNGs: none asked for a byte past its end (the KDC
+    /// loader stops exactly at it). TIFF-structured files keep the exact strip/tile check, so a cut of even one
+    /// byte is still caught there.
+    static let readAheadAllowance = 4
+
     /// Version of the linked LibRaw.
     public static var libraryVersion: String { String(cString: libraw_version()) }
 
@@ -64,10 +80,36 @@ public enum RawDecoder {
         /// Set by LibRaw's data-error callback (truncated or corrupt data that LibRaw would otherwise zero-fill).
         let dataError = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
 
-        /// Opens `url`, or `data` when given (LibRaw reads it in place: it must outlive the session).
+        /// The file's bytes as LibRaw reads them; freed after LibRaw is closed (LibRaw does not own it).
+        let stream: OpaquePointer
+        /// The file's size.
+        let size: Int
+        /// A copy of the file when the session read it itself (`data` nil).
+        let ownedBytes: UnsafeMutableRawBufferPointer?
+
+        /// Opens `data`, the bytes of `url` (LibRaw reads them in place: they must outlive the session), or reads
+        /// `url` itself when `data` is nil.
         init(url: URL, data: UnsafeRawBufferPointer?, options: DecodeOptions) throws {
-            guard let lr = libraw_init(0) else { throw LightWorkError.decodeFailed("LibRaw could not be initialised") }
+            var owned: UnsafeMutableRawBufferPointer?
+            if data == nil {
+                let file = try RawDecoder.read(url)
+                owned = UnsafeMutableRawBufferPointer.allocate(byteCount: file.count, alignment: 16)
+                file.withUnsafeBytes { owned!.copyMemory(from: $0) }
+            }
+            let bytes = data ?? UnsafeRawBufferPointer(owned!)
+            guard let lr = libraw_init(0) else {
+                owned?.deallocate()
+                throw LightWorkError.decodeFailed("LibRaw could not be initialised")
+            }
+            guard let stream = lw_raw_stream_create(bytes.baseAddress, bytes.count) else {
+                libraw_close(lr)
+                owned?.deallocate()
+                throw LightWorkError.decodeFailed("out of memory opening the file")
+            }
             self.lr = lr
+            self.stream = stream
+            ownedBytes = owned
+            size = bytes.count
             self.url = url
             self.options = options
             dataError.pointee = 0
@@ -85,10 +127,11 @@ public enum RawDecoder {
             if options.libRawThreads > 0 { omp_set_num_threads(Int32(options.libRawThreads)) }
 
             // Failures below throw after every property is set, so deinit closes the handle.
-            let rc = data.map { libraw_open_buffer(lr, UnsafeMutableRawPointer(mutating: $0.baseAddress), $0.count) } ?? libraw_open_file(lr, url.path)
+            let rc = lw_raw_stream_open(lr, stream)
             guard rc == LIBRAW_SUCCESS.rawValue else {
                 throw RawDecoder.openError(rc, url: url)
             }
+            lw_raw_stream_reset(stream)     // identifying may probe anywhere; only the image data's reads count
             let w = Int(lr.pointee.sizes.width), h = Int(lr.pointee.sizes.height)
             guard w > 0, h > 0 else {
                 throw LightWorkError.decodeFailed("LibRaw found no image size")
@@ -105,11 +148,22 @@ public enum RawDecoder {
 
         deinit {
             libraw_close(lr)
+            lw_raw_stream_free(stream)
+            ownedBytes?.deallocate()
             dataError.deallocate()
+        }
+
+        /// One past the furthest byte LibRaw's loader asked for since the file was identified.
+        var furthestRead: Int { Int(clamping: lw_raw_stream_furthest(stream)) }
+
+        /// Fails when the loader asked for bytes past the end: it then decoded what its buffers held, not the image.
+        func checkDataPresent() throws {
+            if furthestRead > size + RawDecoder.readAheadAllowance { throw LightWorkError.truncated(dataEnd: size, needed: furthestRead) }
         }
 
         func decode() throws -> DecodedImage {
             var rc = libraw_unpack(lr)
+            try checkDataPresent()
             guard rc == LIBRAW_SUCCESS.rawValue else { throw RawDecoder.error(rc, stage: "unpack", url: url) }
             if dataError.pointee != 0 { throw LightWorkError.decodeFailed("the raw data is truncated or corrupt (LibRaw reported a data error)") }
             // The default AHD on an ordinary Bayer mosaic is LightWork's own (BayerDemosaic); LibRaw does the rest.
@@ -119,6 +173,7 @@ public enum RawDecoder {
                 multipliers = mosaic.multipliers
             } else {
                 rc = libraw_dcraw_process(lr)
+                try checkDataPresent()
                 guard rc == LIBRAW_SUCCESS.rawValue else { throw RawDecoder.error(rc, stage: "process", url: url) }
                 if dataError.pointee != 0 { throw LightWorkError.decodeFailed("the raw data is truncated or corrupt (LibRaw reported a data error)") }
                 // scale_colors leaves the multipliers it applied in pre_mul, normalised to a smallest of 1.
@@ -333,17 +388,20 @@ public enum RawDecoder {
         guard rawExtensions.contains(ext) else {
             return .unsupportedFormat("not a JPEG, a PNG, nor a RAW format LibRaw \(libraryVersion) reads")
         }
-        if ext == "gpr" {
-            return .unsupportedFormat("GoPro GPR (VC-5 compressed DNG) is not supported by this LibRaw build")
-        }
+        if ext == "gpr" { return gprUnsupported() }
         return .decodeFailed("LibRaw cannot identify this .\(ext) file (\(String(cString: libraw_strerror(rc)))): truncated or corrupt, or a camera LibRaw \(libraryVersion) does not know")
+    }
+
+    /// Whether the linked LibRaw decodes VC-5 (GoPro's SDK built in); Debian's does not.
+    static let gprSupported = libraw_capabilities() & UInt32(LIBRAW_CAPS_GPRSDK.rawValue) != 0
+
+    static func gprUnsupported(_ detail: String? = nil) -> LightWorkError {
+        .unsupportedFormat("GoPro GPR (VC-5 compressed DNG) is not supported by this LibRaw build" + (detail.map { " (\($0))" } ?? ""))
     }
 
     static func error(_ rc: Int32, stage: String, url: URL) -> LightWorkError {
         let text = String(cString: libraw_strerror(rc))
-        if url.pathExtension.lowercased() == "gpr" {
-            return .unsupportedFormat("GoPro GPR (VC-5 compressed DNG) is not supported by this LibRaw build (\(text))")
-        }
+        if url.pathExtension.lowercased() == "gpr" { return gprUnsupported(text) }
         switch rc {
         case LIBRAW_FILE_UNSUPPORTED.rawValue:
             return .unsupportedFormat("LibRaw \(libraryVersion) cannot \(stage) this file's data: \(text)")

@@ -10,8 +10,13 @@ public struct TIFFImageExtents: Sendable, Equatable {
     public let dataEnd: Int
     /// IFDs read.
     public let directories: Int
+    /// The Compression values of those IFDs (9 in a raw IFD: VC-5, a GoPro GPR).
+    public let compressions: Set<Int>
 
-    /// Reads the structure of `bytes` (classic TIFF, `II*\0` or `MM\0*`); nil for anything else.
+    /// TIFF Compression 9: SMPTE VC-5, the codec of GoPro's GPR (a DNG).
+    public static let vc5Compression = 9
+
+    /// Reads the structure of `bytes` (classic TIFF, `II*\0` or `MM\0*`, or RW2's and ORF's variants); nil for anything else.
     public static func read(_ bytes: UnsafeRawBufferPointer) -> TIFFImageExtents? {
         read(size: bytes.count) { offset, count in
             guard offset >= 0, count >= 0, offset + count <= bytes.count else { return nil }
@@ -27,6 +32,9 @@ public struct TIFFImageExtents: Sendable, Equatable {
         switch (head[0], head[1], head[2], head[3]) {
         case (0x49, 0x49, 0x2A, 0x00): little = true
         case (0x4D, 0x4D, 0x00, 0x2A): little = false
+        // TIFF with a maker's magic: Panasonic RW2 ("IIU\0"), Olympus ORF ("IIRO", "IIRS", "MMOR").
+        case (0x49, 0x49, 0x55, 0x00), (0x49, 0x49, 0x52, 0x4F), (0x49, 0x49, 0x52, 0x53): little = true
+        case (0x4D, 0x4D, 0x4F, 0x52): little = false
         default: return nil
         }
         func u16(_ b: [UInt8], _ i: Int) -> Int { little ? Int(b[i]) | Int(b[i + 1]) << 8 : Int(b[i]) << 8 | Int(b[i + 1]) }
@@ -48,6 +56,7 @@ public struct TIFFImageExtents: Sendable, Equatable {
         var pending = [u32(head, 4)]
         var seen = Set<Int>()
         var end = 8
+        var compressions = Set<Int>()
         while let offset = pending.popLast(), seen.count < 256 {
             guard offset >= 8, seen.insert(offset).inserted else { continue }
             guard let countBytes = bytes(offset, 2) else { end = max(end, offset + 2); continue }
@@ -64,6 +73,7 @@ public struct TIFFImageExtents: Sendable, Equatable {
                 switch tag {
                 case 273, 324: offsets = integers(entries, p)                        // StripOffsets, TileOffsets
                 case 279, 325: lengths = integers(entries, p)                        // StripByteCounts, TileByteCounts
+                case 259: compressions.formUnion(integers(entries, p).prefix(1))
                 case 330, 34665: pending += integers(entries, p).prefix(64)          // SubIFDs, EXIF IFD
                 default: break
                 }
@@ -72,6 +82,6 @@ public struct TIFFImageExtents: Sendable, Equatable {
             let next = u32(entries, 12 * count)
             if next != 0 { pending.append(next) }
         }
-        return TIFFImageExtents(dataEnd: end, directories: seen.count)
+        return TIFFImageExtents(dataEnd: end, directories: seen.count, compressions: compressions)
     }
 }

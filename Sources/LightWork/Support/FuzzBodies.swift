@@ -145,6 +145,25 @@ enum FuzzBodies {
         _ = try? RGBDecoder.decode(data: data, options: options)
     }
 
+    /// A file the long-lived watch process judges before converting (`FileCompleteness`, through pread), whole
+    /// and cut in half as an upload in progress would be. A TIFF verdict must agree with the in-memory reading
+    /// of the same bytes (`TIFFImageExtents` over a buffer), which the decoder uses.
+    static func fileCompleteness(_ data: Data) {
+        for bytes in [data, data.prefix(data.count / 2)] {
+            let verdict = FileCompleteness.check(file(bytes, "upload.raw"))
+            if case .incomplete(let reason) = verdict { precondition(!reason.isEmpty, "an incomplete verdict says why") }
+            let head = [UInt8](bytes.prefix(4))
+            guard head == [0x49, 0x49, 0x2A, 0x00] || head == [0x4D, 0x4D, 0x00, 0x2A] else { continue }
+            let inMemory = bytes.withUnsafeBytes { TIFFImageExtents.read($0) }
+            switch (verdict, inMemory) {
+            case (.complete, let e?): precondition(e.dataEnd <= bytes.count, "complete, yet its structure reaches past the end")
+            case (.incomplete, let e?): precondition(e.dataEnd > bytes.count, "incomplete, yet its structure lies inside")
+            case (.unknown, nil): break
+            default: preconditionFailure("FileCompleteness \(verdict) disagrees with the in-memory TIFF reading")
+            }
+        }
+    }
+
     /// A line a worker sends its parent (a worker owned by a crafted file could send anything).
     static func workerReply(_ data: Data) {
         guard let reply = try? WorkerLine.decode(WorkerReply.self, from: data) else { return }

@@ -7,6 +7,7 @@ import Foundation
 enum FuzzTarget: String, CaseIterable, Sendable {
     case cube, lutImage = "lut-image", lutFile = "lut-file", catalog, recipe, manifest, entitlements, exif, icc, jpeg, png
     case workerReply = "worker-reply"
+    case fileCompleteness = "file-completeness"
 
     /// Runs the target's body on one input.
     func run(_ data: Data) {
@@ -22,6 +23,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .icc: FuzzBodies.icc(data)
         case .jpeg, .png: FuzzBodies.rgb(data)
         case .workerReply: FuzzBodies.workerReply(data)
+        case .fileCompleteness: FuzzBodies.fileCompleteness(data)
         }
     }
 }

@@ -11,6 +11,8 @@ public enum LightWorkError: Error, Sendable, Equatable, CustomStringConvertible 
     case unsupportedFormat(String)
     /// The decoder rejected the file (truncated, corrupt, unsupported variant).
     case decodeFailed(String)
+    /// The file ends before its image data does: `needed` is one past the furthest byte the decoder asked for.
+    case truncated(dataEnd: Int, needed: Int)
     /// The image decoded but carries no picture (for example a DNG whose image data was stripped).
     case blankImage(String)
     /// Width × height above the configured pixel limit (checked before allocating).
@@ -41,6 +43,8 @@ public enum LightWorkError: Error, Sendable, Equatable, CustomStringConvertible 
         case .emptyFile: return "the file is empty"
         case .unsupportedFormat(let s): return "not a supported image: \(s)"
         case .decodeFailed(let s): return "cannot decode: \(s)"
+        case let .truncated(end, needed):
+            return "cannot decode: image data ends at byte \(end) of \(needed) needed (the file is cut short: an interrupted copy or upload?)"
         case .blankImage(let s): return "image has no picture data: \(s)"
         case let .tooManyPixels(w, h, limit):
             return "image is \(w)×\(h) = \(w * h) pixels, above the limit of \(limit) (raise it with --max-pixels)"
