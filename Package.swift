@@ -28,16 +28,12 @@ let package = Package(
         .target(name: "CShims", dependencies: ["CLCMS2", "CTIFF", "CJPEG", "CPNG", "CDeflate"]),
         // LibRaw's C++ stream interface: an in-memory input that records how far the loader read (truncation).
         .target(name: "CLibRawStream", dependencies: ["CLibRaw", "CJPEG"]),
-        .target(name: "LightWork", dependencies: ["CLibRaw", "CLibRawStream", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CShims"]),
+        .target(name: "LightWork", dependencies: ["CLibRaw", "CLibRawStream", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CShims", "CSodium"]),
         .executableTarget(name: "lightwork", dependencies: ["LightWork"]),
-        .executableTarget(name: "LightWorkTools", dependencies: ["LightWork", "CShims", "CTIFF"]),
+        .executableTarget(name: "LightWorkTools", dependencies: ["LightWork", "CShims", "CTIFF", "CSodium"]),
         // libFuzzer targets for LightWork's parsers: a stub in ordinary builds, the fuzzer under `make fuzz`.
         .executableTarget(name: "LightWorkFuzz", dependencies: ["LightWork"]),
-        .testTarget(name: "LightWorkTests", dependencies: ["LightWork", "CShims", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CLibRaw"]),
+        .testTarget(name: "LightWorkTests", dependencies: ["LightWork", "CShims", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CLibRaw", "CSodium"]),
     ]
 )
 
-// Verified by the library, made by the developer tools (sign-unlock) and independently by the tests.
-for name in ["LightWork", "LightWorkTools", "LightWorkTests"] {
-    package.targets.first { $0.name == name }!.dependencies.append("CSodium")
-}
