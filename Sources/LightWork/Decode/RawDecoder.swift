@@ -67,6 +67,17 @@ public enum RawDecoder {
     /// byte is still caught there.
     static let readAheadAllowance = 4
 
+    /// Loaders that read whole blocks whatever the data needs: Panasonic's reads 16 KiB (0x4000) at a time, so a
+    /// complete RW2 whose last block is partly empty asks past its end. RW2 files are TIFF-structured, so their
+    /// strip extents still catch a cut of one byte exactly.
+    static let blockReadAllowance: [String: Int] = ["panasonic_load_raw": 0x4000]
+
+    /// The read-ahead a complete file's `loader` (LibRaw's unpack function name) may ask for past the end.
+    static func readAhead(loader: String) -> Int {
+        let name = loader.hasSuffix("()") ? String(loader.dropLast(2)) : loader
+        return max(readAheadAllowance, blockReadAllowance[name] ?? 0)
+    }
+
     /// Version of the linked LibRaw.
     public static var libraryVersion: String { String(cString: libraw_version()) }
 
@@ -158,7 +169,8 @@ public enum RawDecoder {
 
         /// Fails when the loader asked for bytes past the end: it then decoded what its buffers held, not the image.
         func checkDataPresent() throws {
-            if furthestRead > size + RawDecoder.readAheadAllowance { throw LightWorkError.truncated(dataEnd: size, needed: furthestRead) }
+            let allowance = RawDecoder.readAhead(loader: String(cString: libraw_unpack_function_name(lr)))
+            if furthestRead > size + allowance { throw LightWorkError.truncated(dataEnd: size, needed: furthestRead) }
         }
 
         func decode() throws -> DecodedImage {
