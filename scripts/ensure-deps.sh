@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what LightWork needs on Debian when it is missing: the C libraries' -dev packages (found
 # through pkg-config); with --bench, the peers used for comparison; with --test, what the integration tests
-# drive: headless Chromium (the verify HTML report) and Slurm and munge (scripts/slurm-test-cluster.sh).
+# drive: headless Chromium (the verify HTML report), Slurm and munge (scripts/slurm-test-cluster.sh), exiftool
+# and dcraw_emu (RawGeometryTests).
 # Safe to run again: it only installs what
 # pkg-config or PATH cannot find.
 set -euo pipefail
@@ -29,6 +30,9 @@ if [ "$want_test" = 1 ]; then
   # The test starts daemons of its own (scripts/slurm-test-cluster.sh), never the packages' services.
   for tool in slurmctld slurmd sbatch; do command -v "$tool" >/dev/null 2>&1 || { missing+=(slurm-wlm); break; }; done
   command -v munged >/dev/null 2>&1 || missing+=(munge)
+  # RawGeometryTests: exiftool edits tags of generated DNGs; dcraw_emu is the peer for non-square pixels.
+  command -v exiftool >/dev/null 2>&1 || missing+=(libimage-exiftool-perl)
+  command -v dcraw_emu >/dev/null 2>&1 || missing+=(libraw-bin)
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then
