@@ -196,6 +196,13 @@ final class RawGeometryTests: XCTestCase {
             print("stretch \(scale) (aspect \(aspect)): \(w)x\(h) -> \(sw)x\(sh); \(differing) of \(3 * sw * sh) samples differ from LibRaw's, by at most \(largest)")
             // Measured: no sample differs at any of the four scales.
             XCTAssertEqual(differing, 0, "\(scale): the stretch is not LibRaw's")
+            // Any thread count gives the same bytes.
+            let threads = Parallel.threads
+            Parallel.threads = 1
+            let single = try XCTUnwrap(unstretched.withUnsafeBufferPointer { PixelAspect.stretch($0.baseAddress!, width: w, height: h, aspect: aspect) })
+            Parallel.threads = threads
+            defer { single.pixels.deallocate() }
+            XCTAssertEqual(memcmp(single.pixels, mine.pixels, 8 * sw * sh), 0, "\(scale): one thread differs from \(threads)")
         }
     }
 

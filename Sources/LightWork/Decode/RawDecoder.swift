@@ -7,7 +7,8 @@ import Foundation
 ///
 /// Settings follow the issue: as-shot white balance, no auto-brightening, `adjust_maximum_thr = 0`
 /// (LibRaw otherwise brightens by up to ~0.15 EV when the data maximum exceeds 75 % of white), linear
-/// 16-bit output, orientation applied, non-square pixels stretched by LibRaw.
+/// 16-bit output, all eight orientations applied, non-square pixels stretched as LibRaw does (by LibRaw, or by
+/// `PixelAspect` after LightWork's own AHD). `details` name what was decided (`DecodedImage.decisionKeys`).
 ///
 /// Colour (`DecodeOptions.colorModel`): with `.dng`, LibRaw stops at white-balanced camera RGB (`output_color = 0`)
 /// and LightWork applies `DNGColorModel`'s matrix for the multipliers LibRaw used, undoing them in the same matrix.
