@@ -2,7 +2,7 @@
 # Installs what LightWork needs on Debian when it is missing: the C libraries' -dev packages (found
 # through pkg-config); with --bench, the peers used for comparison; with --test, what the integration tests
 # drive: headless Chromium (the verify HTML report), Slurm and munge (scripts/slurm-test-cluster.sh),
-# dcraw_emu (the LibRaw cross-check) and exiftool (the independent EXIF reader; the cross-check's DNG variants).
+# dcraw_emu (the LibRaw cross-check, RawGeometryTests) and exiftool (the independent EXIF reader; DNG variants).
 # Safe to run again: it only installs what
 # pkg-config or PATH cannot find.
 set -euo pipefail
@@ -31,7 +31,7 @@ if [ "$want_test" = 1 ]; then
   # The test starts daemons of its own (scripts/slurm-test-cluster.sh), never the packages' services.
   for tool in slurmctld slurmd sbatch; do command -v "$tool" >/dev/null 2>&1 || { missing+=(slurm-wlm); break; }; done
   command -v munged >/dev/null 2>&1 || missing+=(munge)
-  # The LibRaw cross-check compares with dcraw_emu and makes its orientation and aspect variants with exiftool.
+  # The LibRaw cross-check and RawGeometryTests compare with dcraw_emu and make DNG variants with exiftool.
   command -v dcraw_emu >/dev/null 2>&1 || missing+=(libraw-bin)
   command -v exiftool >/dev/null 2>&1 || missing+=(libimage-exiftool-perl)
 fi

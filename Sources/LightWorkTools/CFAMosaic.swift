@@ -1,46 +1,128 @@
 import Dispatch
 import LightWork
 
-/// A raw RGGB Bayer frame: one 16-bit sample per pixel, row-major.
+/// The 2 × 2 colour filter layouts a generated DNG can have (DNG CFAPattern values, 0 = red, 1 = green, 2 = blue).
+enum CFALayout: String, Sendable, CaseIterable {
+    case rggb = "RGGB", bggr = "BGGR", grbg = "GRBG", gbrg = "GBRG"
+
+    /// Colour of (even row, even column), (even, odd), (odd, even), (odd, odd).
+    var pattern: [UInt8] {
+        rawValue.map { $0 == "R" ? 0 : $0 == "G" ? 1 : 2 }
+    }
+}
+
+/// How the DNG stores the scene: its CFA layout, EXIF orientation and DefaultScale (non-square pixels). The
+/// stored data is the scene turned and squeezed so that a reader applying Orientation and DefaultScale as LibRaw
+/// does (stretch, then turn) sees the scene upright at `SceneLayout`'s size: the truth file stays correct.
+struct DNGLayout: Sendable {
+    var cfa = CFALayout.rggb
+    var orientation = Orientation.up
+    /// DefaultScale (horizontal, vertical): LibRaw's pixel aspect is their ratio, a pixel's width over its height.
+    var defaultScale = (horizontal: 1, vertical: 1)
+
+    var isSquare: Bool { defaultScale.horizontal == defaultScale.vertical }
+
+    /// The stored (sensor) size for an upright `width × height` scene, nil when the scale does not divide it into
+    /// whole 2 × 2 cells.
+    func storedSize(width: Int, height: Int) -> (width: Int, height: Int)? {
+        let (tw, th) = orientation.swapsAxes ? (height, width) : (width, height)
+        let (h, v) = defaultScale
+        guard h > 0, v > 0 else { return nil }
+        // Wider pixels (h > v) mean fewer stored columns; taller ones fewer stored rows.
+        let (sw, sh) = h > v ? (tw * v / h, th) : (tw, th * h / v)
+        guard sw > 0, sh > 0, sw % 2 == 0, sh % 2 == 0, h > v ? sw * h == tw * v : sh * v == th * h else { return nil }
+        return (sw, sh)
+    }
+}
+
+/// A raw Bayer frame: one 16-bit sample per pixel, row-major, as stored in the DNG.
 struct CFAMosaic: Sendable {
     let width: Int
     let height: Int
     let samples: [UInt16]
-
-    /// The DNG CFAPattern value for RGGB (0 = red, 1 = green, 2 = blue) over a 2 × 2 repeat.
-    static let pattern: [UInt8] = [0, 1, 1, 2]
+    let layout: DNGLayout
 
     /// Renders the scene as `camera` records it: raw response + black level + seeded noise, quantised and clipped.
-    init(scene: SceneGenerator, camera: SyntheticCamera, seed: UInt64) {
+    init(scene: SceneGenerator, camera: SyntheticCamera, seed: UInt64, layout: DNGLayout = DNGLayout()) {
         let w = scene.layout.width, h = scene.layout.height
-        width = w
-        height = h
+        guard let (sw, sh) = layout.storedSize(width: w, height: h) else {
+            preconditionFailure("DNGLayout.storedSize must be checked before rendering")
+        }
+        width = sw
+        height = sh
+        self.layout = layout
         let palette = ScenePalette(scene.layout.materials.map(camera.rawResponse(lab:)))
         let black = Float(SyntheticCamera.blackLevel), white = Float(SyntheticCamera.whiteLevel)
         let sigma = SyntheticCamera.noiseSigma
+        let pattern = layout.cfa.pattern.map(Int.init)
+        // Upright render kept whole when the stored rows are not scene rows (turned or squeezed).
+        let direct = layout.orientation == .up && layout.isSquare
+        let upright = direct ? nil : SceneFrame(scene: scene, palette: palette)
         let bandRows = 64
-        let bands = (h + bandRows - 1) / bandRows
-        samples = [UInt16](unsafeUninitializedCapacity: w * h) { buffer, count in
+        let bands = (sh + bandRows - 1) / bandRows
+        samples = [UInt16](unsafeUninitializedCapacity: sw * sh) { buffer, count in
             let out = SendablePointer(buffer.baseAddress!)
             DispatchQueue.concurrentPerform(iterations: bands) { band in
-                let rows = UnsafeMutablePointer<Float>.allocate(capacity: 3 * w)
+                let rows = UnsafeMutablePointer<Float>.allocate(capacity: 3 * sw)
                 defer { rows.deallocate() }
-                let r = rows, g = rows + w, b = rows + 2 * w
-                for y in band * bandRows..<min(h, (band + 1) * bandRows) {
-                    scene.renderRow(y, palette: palette, r: r, g: g, b: b)
-                    // RGGB: even rows alternate red/green, odd rows green/blue.
-                    let first = y & 1 == 0 ? r : g, second = y & 1 == 0 ? g : b
+                for y in band * bandRows..<min(sh, (band + 1) * bandRows) {
+                    if let upright {
+                        upright.storedRow(y, layout: layout, storedWidth: sw, storedHeight: sh, into: rows)
+                    } else {
+                        scene.renderRow(y, palette: palette, r: rows, g: rows + sw, b: rows + 2 * sw)
+                    }
+                    // The filter over (x, y) picks one of the three planes.
+                    let even = rows + pattern[2 * (y & 1)] * sw, odd = rows + pattern[2 * (y & 1) + 1] * sw
                     var rng = SeededRandom(seed: seed, stream: UInt64(y))
-                    let dst = out.pointer + y * w
+                    let dst = out.pointer + y * sw
                     var x = 0
-                    while x < w {
-                        let v = (x & 1 == 0 ? first[x] : second[x]) + black + sigma * rng.gaussian()
+                    while x < sw {
+                        let v = (x & 1 == 0 ? even[x] : odd[x]) + black + sigma * rng.gaussian()
                         dst[x] = UInt16(min(max(v.rounded(), 0), white))
                         x += 1
                     }
                 }
             }
-            count = w * h
+            count = sw * sh
+        }
+    }
+}
+
+/// The whole scene rendered upright in planar rows, for stored layouts that read it out of row order.
+private final class SceneFrame: @unchecked Sendable {
+    let width: Int
+    let height: Int
+    let planes: [Float]
+
+    init(scene: SceneGenerator, palette: ScenePalette) {
+        width = scene.layout.width
+        height = scene.layout.height
+        let (w, h) = (width, height)
+        planes = [Float](unsafeUninitializedCapacity: 3 * w * h) { buffer, count in
+            let out = SendablePointer(buffer.baseAddress!)
+            DispatchQueue.concurrentPerform(iterations: h) { y in
+                let row = out.pointer + 3 * w * y
+                scene.renderRow(y, palette: palette, r: row, g: row + w, b: row + 2 * w)
+            }
+            count = 3 * w * h
+        }
+    }
+
+    /// Stored row `y` into planes r, g, b of `storedWidth` each: stored pixel (x, y) lies at (x, y) × the
+    /// stretch in the square-pixel frame (where LibRaw's stretch puts it back), which the orientation turns upright.
+    func storedRow(_ y: Int, layout: DNGLayout, storedWidth sw: Int, storedHeight sh: Int, into rows: UnsafeMutablePointer<Float>) {
+        let (tw, th) = layout.orientation.swapsAxes ? (height, width) : (width, height)
+        // Orientation maps upright → square-pixel stored; its inverse (right and left swap) maps back.
+        let inverse: Orientation = layout.orientation == .right ? .left : layout.orientation == .left ? .right : layout.orientation
+        let ty = y * th / sh
+        planes.withUnsafeBufferPointer { p in
+            for x in 0..<sw {
+                let (ux, uy) = inverse.sourceCoordinate(x: x * tw / sw, y: ty, storedWidth: width, storedHeight: height)
+                let src = 3 * width * uy + ux
+                rows[x] = p[src]
+                rows[sw + x] = p[src + width]
+                rows[2 * sw + x] = p[src + 2 * width]
+            }
         }
     }
 }

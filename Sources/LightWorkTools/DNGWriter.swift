@@ -4,7 +4,8 @@ import Foundation
 import LightWork
 
 /// Writes a CFA frame as a 16-bit DNG 1.4 (raw data in IFD 0, no preview) through libtiff: uncompressed strips,
-/// or lossless-JPEG tiles (DNG Compression 7) coded by `LosslessJPEG`.
+/// or lossless-JPEG tiles (DNG Compression 7) coded by `LosslessJPEG`, with the CFA layout, Orientation and
+/// DefaultScale of the mosaic's `DNGLayout`.
 enum DNGWriter {
     static let rowsPerStrip = 16
 
@@ -54,7 +55,7 @@ enum DNGWriter {
         try check(lw_tiff_set_u16(tif, UInt32(TIFFTAG_COMPRESSION), UInt16(COMPRESSION_NONE)), "Compression")
         try check(lw_tiff_set_u16(tif, UInt32(TIFFTAG_PHOTOMETRIC), 32803), "PhotometricInterpretation (CFA)")
         try check(lw_tiff_set_u16(tif, UInt32(TIFFTAG_PLANARCONFIG), UInt16(PLANARCONFIG_CONTIG)), "PlanarConfiguration")
-        try check(lw_tiff_set_u16(tif, UInt32(TIFFTAG_ORIENTATION), UInt16(ORIENTATION_TOPLEFT)), "Orientation")
+        try check(lw_tiff_set_u16(tif, UInt32(TIFFTAG_ORIENTATION), UInt16(mosaic.layout.orientation.rawValue)), "Orientation")
         try check(lw_tiff_set_u32(tif, UInt32(TIFFTAG_ROWSPERSTRIP), UInt32(rowsPerStrip)), "RowsPerStrip")
         try check(lw_tiff_set_string(tif, UInt32(TIFFTAG_MAKE), SyntheticCamera.make), "Make")
         try check(lw_tiff_set_string(tif, UInt32(TIFFTAG_MODEL), SyntheticCamera.model), "Model")
@@ -63,10 +64,15 @@ enum DNGWriter {
         // Fixed-count tags: libtiff takes a bare pointer to exactly `count` values.
         let repeatDim: [UInt16] = [2, 2]
         try check(lw_tiff_set_pointer(tif, UInt32(TIFFTAG_CFAREPEATPATTERNDIM), repeatDim), "CFARepeatPatternDim")
-        try check(lw_tiff_set_bytes(tif, UInt32(TIFFTAG_CFAPATTERN), UInt32(CFAMosaic.pattern.count), CFAMosaic.pattern), "CFAPattern")
+        let pattern = mosaic.layout.cfa.pattern
+        try check(lw_tiff_set_bytes(tif, UInt32(TIFFTAG_CFAPATTERN), UInt32(pattern.count), pattern), "CFAPattern")
         let version: [UInt8] = [1, 4, 0, 0], backward: [UInt8] = [1, 1, 0, 0]
         try check(lw_tiff_set_pointer(tif, UInt32(TIFFTAG_DNGVERSION), version), "DNGVersion")
         try check(lw_tiff_set_pointer(tif, UInt32(TIFFTAG_DNGBACKWARDVERSION), backward), "DNGBackwardVersion")
+        if !mosaic.layout.isSquare {
+            let scale: [Float] = [Float(mosaic.layout.defaultScale.horizontal), Float(mosaic.layout.defaultScale.vertical)]
+            try check(lw_tiff_set_pointer(tif, UInt32(TIFFTAG_DEFAULTSCALE), scale), "DefaultScale")
+        }
         try check(lw_tiff_set_string(tif, UInt32(TIFFTAG_UNIQUECAMERAMODEL), SyntheticCamera.uniqueCameraModel), "UniqueCameraModel")
 
         let blackDim: [UInt16] = [1, 1]

@@ -52,6 +52,9 @@ struct SceneTruth: Codable, Sendable {
     let greyRamp: [RampStep]
     let backgroundLabD50: [Double]
     let detailArea: PixelRect
+    /// The DNG's EXIF Orientation and DefaultScale (horizontal, vertical), present only when not 1 and 1:1.
+    let dngOrientation: Int?
+    let dngDefaultScale: [Int]?
 
     static let documentation: [String: String] = [
         "version": "format version of this file (1)",
@@ -68,11 +71,22 @@ struct SceneTruth: Codable, Sendable {
         "detailArea": "rectangle holding the zone plate and line groups (content changes with the seed; not for colour measurement)",
     ]
 
-    init(layout: SceneLayout, camera: SyntheticCamera, seed: UInt64, generator: String) {
+    /// Documents the storage keys, for files that have them.
+    static let storageDocumentation: [String: String] = [
+        "dngOrientation": "EXIF orientation of the DNG: its stored data is the scene turned so that applying the tag shows it upright at width x height",
+        "dngDefaultScale": "DNG DefaultScale [horizontal, vertical]: the stored data is squeezed by it, so stretching by it (pixel aspect horizontal/vertical) restores width x height",
+    ]
+
+    init(layout: SceneLayout, camera: SyntheticCamera, seed: UInt64, generator: String, storage: DNGLayout = DNGLayout()) {
         func round6(_ v: Double) -> Double { (v * 1e6).rounded() / 1e6 }
         func list(_ v: SIMD3<Double>) -> [Double] { [v.x, v.y, v.z].map(round6) }
         version = 1
-        keys = SceneTruth.documentation
+        dngOrientation = storage.orientation == .up ? nil : storage.orientation.rawValue
+        dngDefaultScale = storage.isSquare ? nil : [storage.defaultScale.horizontal, storage.defaultScale.vertical]
+        var keys = SceneTruth.documentation
+        if dngOrientation != nil { keys["dngOrientation"] = SceneTruth.storageDocumentation["dngOrientation"] }
+        if dngDefaultScale != nil { keys["dngDefaultScale"] = SceneTruth.storageDocumentation["dngDefaultScale"] }
+        self.keys = keys
         self.generator = generator
         self.seed = seed
         width = layout.width
@@ -83,7 +97,7 @@ struct SceneTruth: Codable, Sendable {
         let n = camera.asShotNeutral
         self.camera = Camera(
             make: SyntheticCamera.make, model: SyntheticCamera.model, uniqueCameraModel: SyntheticCamera.uniqueCameraModel,
-            cfaPattern: "RGGB", blackLevel: Int(SyntheticCamera.blackLevel), whiteLevel: Int(SyntheticCamera.whiteLevel),
+            cfaPattern: storage.cfa.rawValue, blackLevel: Int(SyntheticCamera.blackLevel), whiteLevel: Int(SyntheticCamera.whiteLevel),
             colorMatrix1: SyntheticCamera.colorMatrix1.floats.map { round6(Double($0)) },
             calibrationIlluminant1: Int(SyntheticCamera.calibrationIlluminant1.exifLightSource),
             asShotNeutral: [n.x, n.y, n.z].map { round6(Double(Float($0))) },

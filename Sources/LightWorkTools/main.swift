@@ -18,6 +18,7 @@ let usage = """
     usage:
       lightwork-tools make-sample-dng -o FILE.dng [--width W --height H] [--seed N] [--illuminant D65|A]
                                       [--truth FILE.json] [--srgb-png FILE.png] [--compression none|ljpeg]
+                                      [--cfa RGGB|BGGR|GRBG|GBRG] [--orientation 1..8] [--default-scale H:V]
       lightwork-tools make-bench-dng  -o FILE.dng [--width 6000 --height 4000] [--seed N] [--illuminant D65|A]
                                       [--truth FILE.json] [--srgb-png FILE.png]
       lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels]
@@ -31,6 +32,8 @@ let usage = """
     make-*-dng write a synthetic RGGB DNG of a ColorChecker, a grey ramp and a zone plate with fine lines, of known colour.
     --compression ljpeg stores the raw data as lossless-JPEG tiles (DNG Compression 7; width and height multiples of 16).
     make-sample-dng defaults to 1536 x 1024, make-bench-dng to 6000 x 4000; the seed defaults to 1.
+    --cfa, --orientation (EXIF) and --default-scale (DNG DefaultScale: pixel aspect H/V, e.g. 2:1) change how the
+    DNG stores the scene; a reader applying them sees it upright at W x H, so the truth file stays valid.
     bench times the full filter chain and the neutral render on a synthetic image (and decoding --raw FILE);
     --breakdown adds each filter's cost in a pass of its own and in cache (--only kernels: just the latter).
     """
@@ -45,6 +48,7 @@ struct SampleRequest {
     var truth: URL?
     var srgbPNG: URL?
     var compression = DNGWriter.Compression.none
+    var layout = DNGLayout()
 
     /// Parses the options after the command name; throws `.usage` on any mistake, before touching a file.
     init(arguments: ArraySlice<String>, defaultWidth: Int, defaultHeight: Int) throws {
@@ -83,6 +87,25 @@ struct SampleRequest {
                     throw LightWorkError.usage("--compression expects one of \(DNGWriter.Compression.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
                 }
                 compression = c
+            case "--cfa":
+                let text = try value(flag)
+                guard let cfa = CFALayout(rawValue: text.uppercased()) else {
+                    throw LightWorkError.usage("--cfa expects \(CFALayout.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
+                }
+                layout.cfa = cfa
+            case "--orientation":
+                let text = try value(flag)
+                guard let o = Int(text).flatMap(Orientation.init(rawValue:)) else {
+                    throw LightWorkError.usage("--orientation expects an EXIF orientation 1...8, not '\(text)'")
+                }
+                layout.orientation = o
+            case "--default-scale":
+                let text = try value(flag)
+                let parts = text.split(separator: ":").compactMap { Int($0) }
+                guard parts.count == 2, parts.allSatisfy({ $0 > 0 }) else {
+                    throw LightWorkError.usage("--default-scale expects H:V (positive whole numbers, e.g. 2:1), not '\(text)'")
+                }
+                layout.defaultScale = (parts[0], parts[1])
             default: throw LightWorkError.usage("unknown option '\(flag)'\n\(usage)")
             }
         }
@@ -94,6 +117,9 @@ struct SampleRequest {
             throw LightWorkError.usage("width and height must be even (whole 2 x 2 Bayer cells)")
         }
         guard width * height <= 200_000_000 else { throw LightWorkError.usage("at most 200 megapixels") }
+        guard layout.storedSize(width: width, height: height) != nil else {
+            throw LightWorkError.usage("--default-scale \(layout.defaultScale.horizontal):\(layout.defaultScale.vertical) must divide the \(width) x \(height) image into whole 2 x 2 stored cells")
+        }
     }
 }
 
@@ -103,11 +129,11 @@ func makeSample(_ request: SampleRequest, command: String) throws {
     let layout = SceneLayout(width: request.width, height: request.height, seed: request.seed)
     let scene = SceneGenerator(layout: layout)
     let camera = SyntheticCamera(illuminant: request.illuminant)
-    let mosaic = CFAMosaic(scene: scene, camera: camera, seed: request.seed)
+    let mosaic = CFAMosaic(scene: scene, camera: camera, seed: request.seed, layout: request.layout)
     try DNGWriter.write(mosaic, camera: camera, to: request.output!, compression: request.compression)
     var written = [request.output!.path]
     if let truth = request.truth {
-        try SceneTruth(layout: layout, camera: camera, seed: request.seed, generator: "lightwork-tools \(command)").write(to: truth)
+        try SceneTruth(layout: layout, camera: camera, seed: request.seed, generator: "lightwork-tools \(command)", storage: request.layout).write(to: truth)
         written.append(truth.path)
     }
     if let png = request.srgbPNG {

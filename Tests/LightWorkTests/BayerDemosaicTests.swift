@@ -18,7 +18,8 @@ final class BayerDemosaicTests: XCTestCase {
             options.demosaic = .libRawAHD
             let theirs = try RawDecoder.decode(url: url, options: options)
             let name = url.lastPathComponent
-            XCTAssertEqual(theirs.details["demosaic"], "libraw-ahd (LibRaw)", name)
+            // The details name what LibRaw ran: AHD on a mosaic, nothing on the linear DNG.
+            XCTAssertEqual(theirs.details["demosaic"], name.contains("linear") ? "none (not a mosaic) (LibRaw)" : "ahd (LibRaw)", name)
             guard ours.details["demosaic"] == "ahd (LightWork)" else { continue }
             own.append(name)
             XCTAssertEqual(ours.image.width, theirs.image.width, name)

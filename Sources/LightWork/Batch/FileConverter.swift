@@ -64,6 +64,7 @@ public struct FileConverter: Sendable {
             entry.input.width = decoded.image.width
             entry.input.height = decoded.image.height
             entry.input.sourceProfile = decoded.sourceProfile
+            entry.input.decisions = decoded.decisions
             entry.notes = decoded.notes
 
             // Resized before the chain, so grain and dust sizes are relative to the output frame; the

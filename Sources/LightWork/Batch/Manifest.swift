@@ -92,6 +92,9 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var width: Int?
         public var height: Int?
         public var sourceProfile: String?
+        /// What the RAW decoder decided (`DecodedImage.decisionKeys`): whiteBalance, demosaic, colour,
+        /// pixelAspect, orientation.
+        public var decisions: [String: String]?
 
         public init(path: String, relativePath: String) {
             self.path = path

@@ -7,6 +7,7 @@ import Foundation
 /// tiles over the engine's threads. It replaces `dcraw_process` for the default demosaic on ordinary Bayer files
 /// because LibRaw's takes about 1.7 s per 24 MP on two cores where this takes about 0.4 s; every other layout
 /// (X-Trans, Foveon, linear DNG, four-colour, Fuji's rotated sensors, auto white balance) stays with LibRaw.
+/// Non-square pixels are stretched afterwards by `PixelAspect`, as LibRaw's processing does.
 struct BayerDemosaic {
     /// The mosaic, its black levels and scales (the homogeneity matrix is set per run).
     private(set) var bayer: lw_bayer
@@ -22,8 +23,8 @@ struct BayerDemosaic {
         guard filters > 1000, d.idata.colors == 3, let raw = d.rawdata.raw_image,
               d.rawdata.ioparams.fuji_width == 0, d.rawdata.ioparams.zero_is_bad == 0, d.rawdata.ioparams.shrink == 0,
               d.rawdata.ph1_cblack == nil, d.rawdata.ph1_rblack == nil,
-              d.sizes.pixel_aspect == 1, d.color.as_shot_wb_applied == 0,
-              d.color.cam_mul.0 != -1                     // LibRaw's cue for its auto white balance
+              d.color.as_shot_wb_applied == 0,
+              RawDecoder.whiteBalance(of: d) != .auto
         else { return nil }
         // The visible area must lie inside the stored rows (a damaged header must not send the kernel outside).
         let (top, left, w, h) = (Int(d.sizes.top_margin), Int(d.sizes.left_margin), Int(d.sizes.width), Int(d.sizes.height))
@@ -51,7 +52,7 @@ struct BayerDemosaic {
 
         // As-shot balance when the camera recorded one, else LibRaw's daylight multipliers.
         let cam = DNGColorModel.floats(d.color.cam_mul), pre = DNGColorModel.floats(d.color.pre_mul)
-        var mul = cam[0] > 0 && cam[2] > 0 ? cam : pre
+        var mul = RawDecoder.whiteBalance(of: d) == .asShot ? cam : pre
         if mul[1] == 0 { mul[1] = 1 }
         if mul[3] == 0 { mul[3] = mul[1] }
         guard mul.allSatisfy({ $0 > 0 && $0.isFinite }) else { return nil }

@@ -13,6 +13,14 @@ public struct DecodedImage: Sendable {
     public var sourceProfile: String
     /// Format-specific facts for `lightwork info` (CFA pattern, black/white levels, white balance…).
     public var details: [String: String]
+    /// The `details` keys that name what the decoder decided for a RAW (copied into its manifest entry):
+    /// white balance and its multipliers, demosaic and whose, colour conversion, pixel aspect, orientation.
+    public static let decisionKeys = ["whiteBalance", "demosaic", "colour", "pixelAspect", "orientation"]
+    /// The decisions among `details`, nil when the decoder records none (RGB inputs).
+    public var decisions: [String: String]? {
+        let found = details.filter { Self.decisionKeys.contains($0.key) }
+        return found.isEmpty ? nil : found
+    }
     /// The file's EXIF as a TIFF block (JPEG APP1 without its `Exif\0\0` prefix, PNG eXIf), when it has one.
     public var exifBlob: Data? = nil
 

@@ -8,7 +8,8 @@ import Foundation
 ///
 /// Settings follow the issue: as-shot white balance, no auto-brightening, `adjust_maximum_thr = 0`
 /// (LibRaw otherwise brightens by up to ~0.15 EV when the data maximum exceeds 75 % of white), linear
-/// 16-bit output, orientation applied, non-square pixels stretched by LibRaw.
+/// 16-bit output, all eight orientations applied, non-square pixels stretched as LibRaw does (by LibRaw, or by
+/// `PixelAspect` after LightWork's own AHD). `details` name what was decided (`DecodedImage.decisionKeys`).
 ///
 /// Colour (`DecodeOptions.colorModel`): with `.dng`, LibRaw stops at white-balanced camera RGB (`output_color = 0`)
 /// and LightWork applies `DNGColorModel`'s matrix for the multipliers LibRaw used, undoing them in the same matrix.
@@ -143,9 +144,13 @@ public enum RawDecoder {
                 throw RawDecoder.openError(rc, url: url)
             }
             lw_raw_stream_reset(stream)     // identifying may probe anywhere; only the image data's reads count
-            let w = Int(lr.pointee.sizes.width), h = Int(lr.pointee.sizes.height)
-            guard w > 0, h > 0 else {
+            guard lr.pointee.sizes.width > 0, lr.pointee.sizes.height > 0 else {
                 throw LightWorkError.decodeFailed("LibRaw found no image size")
+            }
+            // The limits hold for the picture once its pixels are square (LibRaw's stretch can double a side).
+            let aspect = Double(lr.pointee.sizes.pixel_aspect)
+            guard let (w, h) = PixelAspect.stretchedSize(width: Int(lr.pointee.sizes.width), height: Int(lr.pointee.sizes.height), aspect: aspect) else {
+                throw LightWorkError.decodeFailed("the pixel aspect \(aspect) of this \(lr.pointee.sizes.width)x\(lr.pointee.sizes.height) image cannot be made square within LibRaw's \(PixelAspect.largestDimension) pixels a side")
             }
             if w * h > options.maxPixels {
                 throw LightWorkError.tooManyPixels(width: w, height: h, limit: options.maxPixels)
@@ -178,6 +183,15 @@ public enum RawDecoder {
             try checkDataPresent()
             guard rc == LIBRAW_SUCCESS.rawValue else { throw RawDecoder.error(rc, stage: "unpack", url: url) }
             if dataError.pointee != 0 { throw LightWorkError.decodeFailed("the raw data is truncated or corrupt (LibRaw reported a data error)") }
+            let d = lr.pointee
+            // What LibRaw's processing will do, read before it runs: its fuji_rotate and stretch change the size.
+            let (sensorWidth, sensorHeight) = (Int(d.sizes.width), Int(d.sizes.height))
+            let aspect = Double(d.sizes.pixel_aspect), fujiRotated = d.rawdata.ioparams.fuji_width != 0
+            let balance = RawDecoder.whiteBalance(of: d)
+            guard Int(d.sizes.iwidth) == sensorWidth, Int(d.sizes.iheight) == sensorHeight,
+                  let square = PixelAspect.stretchedSize(width: sensorWidth, height: sensorHeight, aspect: aspect) else {
+                throw LightWorkError.decodeFailed("LibRaw's image size \(d.sizes.iwidth)x\(d.sizes.iheight) (sensor \(sensorWidth)x\(sensorHeight), pixel aspect \(aspect)) is not one LightWork can read")
+            }
             // The default AHD on an ordinary Bayer mosaic is LightWork's own (BayerDemosaic); LibRaw does the rest.
             let mosaic = options.demosaic == .ahd ? BayerDemosaic(libRaw: lr) : nil
             var multipliers: SIMD3<Double>
@@ -193,14 +207,29 @@ public enum RawDecoder {
                 multipliers = SIMD3(Double(applied[0]), Double(applied[1]), Double(applied[2]))
             }
             if multipliers.min() <= 0 || !multipliers.x.isFinite || !multipliers.y.isFinite || !multipliers.z.isFinite { multipliers = SIMD3(1, 1, 1) }
-            let sw = mosaic?.width ?? Int(lr.pointee.sizes.iwidth), sh = mosaic?.height ?? Int(lr.pointee.sizes.iheight)
+            // LightWork stretches its own demosaic's output below; LibRaw's processed image has the size it records
+            // in sizes.width/height (iwidth/iheight keep the sensor's), which must be the square-pixel size.
+            let (sw, sh) = mosaic != nil ? square : (Int(lr.pointee.sizes.width), Int(lr.pointee.sizes.height))
+            if mosaic == nil, !fujiRotated, (sw, sh) != square {
+                throw LightWorkError.decodeFailed("LibRaw's processed image is \(sw)x\(sh) where pixel aspect \(aspect) makes the \(sensorWidth)x\(sensorHeight) sensor \(square.width)x\(square.height)")
+            }
             let orientation = Orientation(libRawFlip: lr.pointee.sizes.flip)
             let (w, h) = orientation.swapsAxes ? (sh, sw) : (sw, sh)
             var details = details()
-            details["demosaic"] = mosaic != nil ? "ahd (LightWork)" : "\(options.demosaic.rawValue) (LibRaw)"
+            // What was decided for this file, named in the manifest (DecodedImage.decisionKeys).
+            details["whiteBalance"] = "\(balance.rawValue), multipliers " + [multipliers.x, multipliers.y, multipliers.z].map { String(format: "%.4f", $0) }.joined(separator: " ")
+            details["demosaic"] = mosaic != nil ? "ahd (LightWork)"
+                : "\(RawDecoder.libRawDemosaic(quality: options.demosaic.libRawQuality, filters: d.idata.filters, colors: Int(d.idata.colors))) (LibRaw)"
+            let stretcher = mosaic != nil ? "LightWork" : "LibRaw"
+            details["pixelAspect"] = aspect == 1 ? "1 (square)"
+                : String(format: "%.4f, stretched %dx%d to %dx%d by %@", aspect, sensorWidth, sensorHeight, square.width, square.height, stretcher)
+            if fujiRotated { details["pixelAspect", default: ""] += "; Fuji rotated sensor turned upright by LibRaw" }
+            details["orientation"] = "\(orientation.rawValue) (\(orientation)), LibRaw flip \(lr.pointee.sizes.flip & 7)"
             var notes: [String] = []
             var matrix: Matrix3?
-            var sourceProfile = "camera (LibRaw \(lr.pointee.idata.dng_version != 0 ? "DNG ColorMatrix" : "built-in matrix"))"
+            let libRawMatrix = lr.pointee.idata.dng_version != 0 ? "DNG ColorMatrix" : "built-in matrix"
+            var sourceProfile = "camera (LibRaw \(libRawMatrix))"
+            details["colour"] = mosaic != nil ? "LibRaw rgb_cam (\(libRawMatrix)) by LightWork" : "LibRaw (\(libRawMatrix))"
             // Balanced camera RGB → working space before any exposure gain (also the homogeneity test's colour).
             var cameraMatrix: Matrix3?
             if let (model, source) = colorModel {
@@ -209,12 +238,14 @@ public enum RawDecoder {
                 matrix = colour.matrix
                 sourceProfile = "camera (DNG colour model, \(source.rawValue))"
                 details["colorModel"] = "dng (\(source.rawValue))"
+                details["colour"] = "DNG colour model (\(source.rawValue))"
                 details["cameraNeutral"] = [colour.neutral.x, colour.neutral.y, colour.neutral.z].map { String(format: "%.4f", $0) }.joined(separator: " ")
                 details["whitePoint"] = String(format: "x %.4f y %.4f, %.0f K tint %+.1f", colour.white.x, colour.white.y,
                                                colour.temperature.kelvin, colour.temperature.tint)
                 details["cameraToWorking"] = (0..<3).map { r in (0..<3).map { String(format: "%.4f", colour.matrix[r, $0]) }.joined(separator: " ") }.joined(separator: "; ")
             } else {
                 details["colorModel"] = "libraw"
+                if mosaic == nil { details["colour"] = "LibRaw (\(libRawMatrix))" }
                 if options.colorModel == .dng {
                     notes.append("no three-colour camera matrix for the DNG colour model: LibRaw's colour conversion used")
                 }
@@ -238,7 +269,16 @@ public enum RawDecoder {
             let peak: UInt16
             if let mosaic {
                 let toXYZ = Matrix3.diagonal(1 / CIE.d50) * WorkingSpace.rawLinear.primaries.toXYZD50 * (cameraMatrix ?? .identity)
-                let pixels = mosaic.run(cameraToXYZ: toXYZ)
+                var pixels = mosaic.run(cameraToXYZ: toXYZ)
+                if aspect != 1 {
+                    let square = PixelAspect.stretch(pixels, width: mosaic.width, height: mosaic.height, aspect: aspect)
+                    pixels.deallocate()
+                    guard let square, (square.width, square.height) == (sw, sh) else {
+                        square?.pixels.deallocate()
+                        throw LightWorkError.decodeFailed("pixel aspect \(aspect): the stretched image is not \(sw)x\(sh)")
+                    }
+                    pixels = square.pixels
+                }
                 defer { pixels.deallocate() }
                 let rgbx = UnsafeMutableRawPointer(pixels).assumingMemoryBound(to: (UInt16, UInt16, UInt16, UInt16).self)
                 peak = RawDecoder.convert(rgbx, storedWidth: sw, storedHeight: sh, orientation: orientation, matrix: matrix ?? .identity, into: image)
@@ -251,6 +291,9 @@ public enum RawDecoder {
             }
             var meta = metadata()
             meta.orientation = orientation.rawValue
+            if balance != .asShot && balance != .asShotApplied {
+                notes.append("no as-shot white balance in the file: \(balance.rawValue) used")
+            }
             return DecodedImage(image: image, kind: .raw, metadata: meta, notes: notes, sourceProfile: sourceProfile, details: details)
         }
 
@@ -388,6 +431,42 @@ public enum RawDecoder {
         var peak: UInt16 = 0
         for y in 0..<h { peak = max(peak, peaks.value[y]) }
         return peak
+    }
+
+    /// Where the white balance of a RAW comes from, as LibRaw's `scale_colors` decides with `use_camera_wb`.
+    public enum WhiteBalance: String, Sendable {
+        /// The camera's recorded balance (`cam_mul`; a DNG's AsShotNeutral).
+        case asShot = "as-shot"
+        /// The data was balanced in the file already (`as_shot_wb_applied`): LibRaw applies none.
+        case asShotApplied = "as-shot (applied in the file)"
+        /// No usable recorded balance: LibRaw's daylight multipliers for the camera (`pre_mul`).
+        case daylight = "camera daylight (pre_mul)"
+        /// The loader marked the balance unknown (`cam_mul[0] == -1`): LibRaw averages the whole image (grey world).
+        case auto = "LibRaw auto (grey world)"
+    }
+
+    /// The balance LibRaw's processing (and BayerDemosaic, which follows it) applies to the file unpacked in `d`.
+    static func whiteBalance(of d: libraw_data_t) -> WhiteBalance {
+        if d.color.cam_mul.0 == -1 { return .auto }
+        if d.color.as_shot_wb_applied != 0 { return .asShotApplied }
+        return d.color.cam_mul.0 > 0 && d.color.cam_mul.2 > 0 ? .asShot : .daylight
+    }
+
+    /// The algorithm LibRaw's `dcraw_process` runs for `user_qual` `quality` on this layout (it overrides the
+    /// request for four-colour sensors and X-Trans, and runs none on full-colour data).
+    static func libRawDemosaic(quality: Int32, filters: UInt32, colors: Int) -> String {
+        if filters == 0 { return "none (not a mosaic)" }
+        switch quality {
+        case 0: return "linear"
+        case 1: return "vng"
+        case _ where colors > 3: return "vng"
+        case 2 where filters > 1000: return "ppg"
+        case _ where filters == 9: return quality > 2 ? "xtrans (3 passes)" : "xtrans (1 pass)"
+        case 3: return "ahd"
+        case 11: return "dht"
+        case 12: return "aahd"
+        default: return "ahd"
+        }
     }
 
     /// File extensions of camera RAW formats: a file so named that LibRaw cannot identify is damaged, not foreign.

@@ -3,15 +3,14 @@ public enum Orientation: Int, Sendable, Codable, CaseIterable {
     case up = 1, upMirrored = 2, down = 3, downMirrored = 4
     case leftMirrored = 5, right = 6, rightMirrored = 7, left = 8
 
-    /// LibRaw's `sizes.flip` (0, 3, 5, 6) as an EXIF orientation.
+    /// LibRaw's `sizes.flip` as an EXIF orientation. The flip is dcraw's: to find the stored pixel of an upright
+    /// one, bit 4 transposes, then bit 2 reverses the rows and bit 1 the columns; LibRaw reads only those bits.
     public init(libRawFlip flip: Int32) {
-        switch flip {
-        case 3: self = .down
-        case 5: self = .left        // LibRaw 5 = rotate 270 CW
-        case 6: self = .right       // LibRaw 6 = rotate 90 CW
-        default: self = .up
-        }
+        self = Orientation.byLibRawFlip[Int(flip & 7)]
     }
+
+    /// EXIF orientation of LibRaw flips 0…7 (LibRaw's own EXIF → flip table, inverted).
+    static let byLibRawFlip: [Orientation] = [.up, .upMirrored, .downMirrored, .down, .leftMirrored, .left, .right, .rightMirrored]
 
     /// True when the upright image has width and height swapped relative to the stored one.
     public var swapsAxes: Bool { rawValue >= 5 }
