@@ -169,12 +169,15 @@ public enum RawDecoder {
             dataError.deallocate()
         }
 
+        /// LibRaw's name for the loader it chose; empty when it chose none (the name is then a null pointer).
+        var loaderName: String { libraw_unpack_function_name(lr).map { String(cString: $0) } ?? "" }
+
         /// One past the furthest byte LibRaw's loader asked for since the file was identified.
         var furthestRead: Int { Int(clamping: lw_raw_stream_furthest(stream)) }
 
         /// Fails when the loader asked for bytes past the end: it then decoded what its buffers held, not the image.
         func checkDataPresent() throws {
-            let allowance = RawDecoder.readAhead(loader: String(cString: libraw_unpack_function_name(lr)))
+            let allowance = RawDecoder.readAhead(loader: loaderName)
             if furthestRead > size + allowance { throw LightWorkError.truncated(dataEnd: size, needed: furthestRead) }
         }
 
@@ -363,7 +366,7 @@ public enum RawDecoder {
                 let v = d.idata.dng_version
                 out["dngVersion"] = "\(v >> 24).\((v >> 16) & 0xff).\((v >> 8) & 0xff).\(v & 0xff)"
             }
-            out["decoder"] = String(cString: libraw_unpack_function_name(lr))
+            out["decoder"] = loaderName
             return out
         }
 
