@@ -21,8 +21,15 @@ struct CLIRunner {
     }
 
     static func run(_ args: [String], environment: [String: String] = [:], currentDirectory: URL? = nil) throws -> Result {
+        let (status, outData, errData) = try capture(binary, args, environment: environment, currentDirectory: currentDirectory)
+        return Result(status: status, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Runs `executable` (any program: lightwork, dcraw_emu, exiftool) to its end and returns its exit status and output.
+    static func capture(_ executable: URL, _ args: [String], environment: [String: String] = [:],
+                        currentDirectory: URL? = nil) throws -> (status: Int32, stdout: Data, stderr: Data) {
         let p = Process()
-        p.executableURL = binary
+        p.executableURL = executable
         p.arguments = args
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }
@@ -42,7 +49,7 @@ struct CLIRunner {
         group.wait()
         let outData = outBox.withLock { $0 }
         p.waitUntilExit()
-        return Result(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+        return (p.terminationStatus, outData, errData)
     }
 }
 

@@ -428,21 +428,7 @@ final class RawGeometryTests: XCTestCase {
             XCTFail("\(executable) is missing: run scripts/ensure-deps.sh --test")
             throw LightWorkError.usage("\(executable) missing")
         }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let errBox = LockedBox(Data())
-        let group = DispatchGroup()
-        group.enter()
-        let reader = err.fileHandleForReading
-        DispatchQueue.global().async { let d = reader.readDataToEndOfFile(); errBox.withLock { $0 = d }; group.leave() }
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        p.waitUntilExit()
-        return (p.terminationStatus, stdout, String(decoding: errBox.withLock { $0 }, as: UTF8.self))
+        let r = try CLIRunner.capture(URL(fileURLWithPath: executable), arguments)
+        return (r.status, r.stdout, String(decoding: r.stderr, as: UTF8.self))
     }
 }

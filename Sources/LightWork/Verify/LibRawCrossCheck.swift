@@ -37,14 +37,6 @@ public enum LibRawCrossCheck {
         public var colourMean: Double
         public var colourMax: Double
 
-        public init(levelPercent: Double, lightnessMean: Double, lightnessMax: Double, colourMean: Double, colourMax: Double) {
-            self.levelPercent = levelPercent
-            self.lightnessMean = lightnessMean
-            self.lightnessMax = lightnessMax
-            self.colourMean = colourMean
-            self.colourMax = colourMax
-        }
-
         /// About twice to three times the largest differences measured on the shared camera samples, the repository's
         /// DNGs and generated DNGs (every orientation, odd CFA phases) with LibRaw 0.20.2, LightWork's AHD:
         /// `.dng` level 2.51 %, ΔL* mean 0.57 / max 2.06, ΔE00 mean 2.77 / max 6.64 (the DNG colour model adapts
