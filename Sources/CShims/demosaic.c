@@ -5,6 +5,7 @@
 // One tile at a time in float, every loop branch-free over whole rows so that it vectorises; the same C is
 // built for AVX2 and for baseline x86-64 without FMA, so both give the same bytes.
 #include "lw_demosaic.h"
+#include "lw_cpu.h"
 #include <string.h>
 
 #define M 6                              // tile margin: window 1 + homogeneity 1 + Lab/RGB 1 + green 1 + mosaic 2
@@ -194,16 +195,7 @@ __attribute__((target("avx2")))
 static void tile_avx2(const lw_bayer *b, int x0, int y0, tile_t *t, uint16_t *out) { tile_body(b, x0, y0, t, out); }
 static void tile_base(const lw_bayer *b, int x0, int y0, tile_t *t, uint16_t *out) { tile_body(b, x0, y0, t, out); }
 
-static int has_avx2 = -1;
-static int forced_baseline = 0;
-
-void lw_ahd_force_baseline(int on) { forced_baseline = on; }
-
 void lw_ahd_tile(const lw_bayer *b, int x0, int y0, void *scratch, uint16_t *out) {
-    if (has_avx2 < 0) {
-        __builtin_cpu_init();
-        has_avx2 = __builtin_cpu_supports("avx2");
-    }
-    if (has_avx2 && !forced_baseline) tile_avx2(b, x0, y0, scratch, out);
+    if (lw_cpu_avx2()) tile_avx2(b, x0, y0, scratch, out);
     else tile_base(b, x0, y0, scratch, out);
 }

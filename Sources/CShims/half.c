@@ -1,5 +1,6 @@
 // Half-float conversion kernels: the one place where Swift without F16C is ~40x slower than C with it.
 #include "lw_half.h"
+#include "lw_cpu.h"
 #include <string.h>
 #include <immintrin.h>
 
@@ -53,36 +54,18 @@ static void float_to_half_f16c(const float *src, uint16_t *dst, size_t n) {
     for (; i < n; i++) dst[i] = float_to_half_sw(src[i]);
 }
 
-static int has_f16c = -1;
-int lw_half_uses_f16c(void) {
-    if (has_f16c < 0) {
-        __builtin_cpu_init();
-        has_f16c = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
-    }
-    return has_f16c;
-}
-
-
 void lw_half_to_float(const uint16_t *src, float *dst, size_t n) {
-    if (lw_half_uses_f16c()) { half_to_float_f16c(src, dst, n); return; }
+    if (lw_cpu_f16c()) { half_to_float_f16c(src, dst, n); return; }
     for (size_t i = 0; i < n; i++) dst[i] = half_to_float_sw(src[i]);
 }
 
 void lw_float_to_half(const float *src, uint16_t *dst, size_t n) {
-    if (lw_half_uses_f16c()) { float_to_half_f16c(src, dst, n); return; }
+    if (lw_cpu_f16c()) { float_to_half_f16c(src, dst, n); return; }
     for (size_t i = 0; i < n; i++) dst[i] = float_to_half_sw(src[i]);
 }
 
-static int has_avx2 = -1;
-static int uses_avx2(void) {
-    if (has_avx2 < 0) {
-        __builtin_cpu_init();
-        has_avx2 = lw_half_uses_f16c() && __builtin_cpu_supports("avx2");
-    }
-    return has_avx2;
-}
-
-void lw_half_force_software(int on) { has_f16c = has_avx2 = on ? 0 : -1; }
+// The eight-pixel paths convert with F16C and move with AVX2: both are needed.
+static int uses_avx2(void) { return lw_cpu_f16c() && lw_cpu_avx2(); }
 
 // Eight pixels at a time: four registers of two RGBA pixels each, transposed within the 128-bit lanes, then
 // the lanes' halves put in pixel order. Pure data movement around exact conversions: same values as the
@@ -221,7 +204,7 @@ static void cell_sums_sw(const uint16_t *row, size_t width, size_t factor, float
 }
 
 void lw_rgba_half_add_cell_sums(const uint16_t *row, size_t width, size_t factor, float *sums) {
-    if (lw_half_uses_f16c()) cell_sums_f16c(row, width, factor, sums);
+    if (lw_cpu_f16c()) cell_sums_f16c(row, width, factor, sums);
     else cell_sums_sw(row, width, factor, sums);
 }
 

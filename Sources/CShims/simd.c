@@ -1,21 +1,11 @@
 // AVX2 inner loops with a portable fallback that performs the same operations in the same order.
 #include "lw_simd.h"
+#include "lw_cpu.h"
 #include <string.h>
 #include <immintrin.h>
 
 // Separate multiply and add everywhere: a fused multiply-add on one path only would change results.
 #pragma clang fp contract(off)
-
-static int has_avx2 = -1;
-int lw_simd_uses_avx2(void) {
-    if (has_avx2 < 0) {
-        __builtin_cpu_init();
-        has_avx2 = __builtin_cpu_supports("avx2");
-    }
-    return has_avx2;
-}
-
-void lw_simd_force_portable(int on) { has_avx2 = on ? 0 : -1; }
 
 static inline float from_bits(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
 static inline uint32_t to_bits(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
@@ -157,7 +147,7 @@ static size_t curve_avx2(const lw_curve *c, float *v, size_t n) {
 }
 
 size_t lw_curve_apply(const lw_curve *c, float *v, size_t n) {
-    return lw_simd_uses_avx2() ? curve_avx2(c, v, n) : curve_portable(c, v, 0, n);
+    return lw_cpu_avx2() ? curve_avx2(c, v, n) : curve_portable(c, v, 0, n);
 }
 
 // Lattice coordinate of one channel: clamped to 0…last (NaN to 0), the cell (the last cell takes the top) as

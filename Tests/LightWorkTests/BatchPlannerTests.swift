@@ -179,6 +179,7 @@ final class BatchPlannerTests: XCTestCase {
             XCTAssertEqual(Self.outputs(plan), ["IMG_1.tif", nil, nil], "\(policy)")
             guard case .fail(let reason) = plan.jobs[1].action else { return XCTFail("the later input fails") }
             XCTAssertTrue(reason.contains("IMG_1.tif") && reason.contains("/shoot/IMG_1.CR2"), reason)
+            XCTAssertEqual(plan.jobs[1].entry?.failureKind, .outputNameRefused)
         }
         var rules = PlanRules(outputExtension: "tif")
         rules.onExist = .suffix

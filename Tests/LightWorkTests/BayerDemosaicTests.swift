@@ -112,8 +112,8 @@ final class BayerDemosaicTests: XCTestCase {
             return fingerprint.decodedSHA256
         }
         let automatic = try hash()
-        lw_ahd_force_baseline(1)
-        defer { lw_ahd_force_baseline(0) }
+        lw_cpu_force_baseline(1)
+        defer { lw_cpu_force_baseline(0) }
         XCTAssertEqual(try hash(), automatic)
     }
 

@@ -84,6 +84,7 @@ final class DiskFullTests: XCTestCase {
         let failed = m1.entries.filter { $0.status == .failed }
         XCTAssertEqual(failed.count, 1, "only the file being written when the disk filled fails")
         XCTAssertTrue(failed.first?.reason?.hasPrefix("disk full") == true, failed.first?.reason ?? "")
+        XCTAssertEqual(failed.first?.failureKind, .diskFull)
         XCTAssertLessThan(m1.entries.count, copies, "the run stopped instead of failing every remaining file")
         XCTAssertEqual(m1.summary.converted, 3, "three outputs fit the disk before it filled (else the kept-output checks are empty)")
         try BatchFixture.assertOutputsValid(m1, in: out1)

@@ -83,7 +83,7 @@ final class HostileFilesTests: XCTestCase {
         var kinds: [String: Int] = [:]
         for e in failed {
             let reason = e.reason ?? ""
-            let key = reason.hasPrefix("decoder crashed") ? (reason.components(separatedBy: "(").first ?? reason)
+            let key = e.failureKind == .workerCrashed ? (reason.components(separatedBy: "(").first ?? reason)
                 : reason.split(separator: ":").prefix(2).joined(separator: ":")
             kinds[String(key.prefix(70)), default: 0] += 1
         }

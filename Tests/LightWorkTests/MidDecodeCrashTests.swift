@@ -105,6 +105,7 @@ final class MidDecodeCrashTests: XCTestCase {
         let crashed = try XCTUnwrap(m.entries.first { $0.input.relativePath == large })
         XCTAssertEqual(crashed.status, .failed)
         XCTAssertEqual(crashed.reason, reason)
+        XCTAssertEqual(crashed.failureKind, .workerCrashed)
         XCTAssertTrue(stderr.contains(large) && stderr.contains(reason), stderr)
         XCTAssertEqual(m.summary.failed, 1)
         XCTAssertEqual(m.summary.converted, 4, "every small file converted in a new worker")

@@ -179,6 +179,7 @@ final class TruncationTests: XCTestCase {
             let entry = try XCTUnwrap(m.entries.first { $0.input.path.hasSuffix(bad.lastPathComponent) })
             XCTAssertEqual(entry.status, .failed)
             XCTAssertEqual(entry.reason?.contains("cut short"), true, entry.reason ?? "")
+            XCTAssertEqual(entry.failureKind, .truncated)
             XCTAssertEqual(lines.filter { $0.contains(bad.lastPathComponent) }.count, 1, "one line: \(lines)")
             print("batch: \(bad.lastPathComponent): \(entry.reason ?? "")")
         }

@@ -14,6 +14,24 @@ final class VectorKernelTests: XCTestCase {
         }
     }
 
+    /// The kernels' CPU answers are the kernel's own (/proc/cpuinfo's flags), and the one switch turns every fast
+    /// path off and back on.
+    func testCPUFeaturesMatchTheKernelsFlagsAndOneSwitchForcesTheBaseline() throws {
+        let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        let line = try XCTUnwrap(cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") }, "no flags line in /proc/cpuinfo")
+        let flags = Set(line.split(separator: ":").last?.split(separator: " ").map(String.init) ?? [])
+        let avx2 = flags.contains("avx2"), f16c = flags.contains("f16c") && flags.contains("avx")
+        print("CPU: avx2 \(avx2), f16c \(f16c)")
+        XCTAssertEqual(lw_cpu_avx2() == 1, avx2)
+        XCTAssertEqual(lw_cpu_f16c() == 1, f16c)
+        lw_cpu_force_baseline(1)
+        XCTAssertEqual(lw_cpu_avx2(), 0)
+        XCTAssertEqual(lw_cpu_f16c(), 0)
+        lw_cpu_force_baseline(0)
+        XCTAssertEqual(lw_cpu_avx2() == 1, avx2)
+        XCTAssertEqual(lw_cpu_f16c() == 1, f16c)
+    }
+
     func testLUT3DAsColorLookupEqualsItsOwnTetrahedralPath() {
         for (lut, label) in [(FilmLookDesign.all[0].lut(size: 33), "film 33³"),
                              (LUT3D(size: 5, domainMin: SIMD3(-0.1, 0, 0.2), domainMax: SIMD3(1.2, 1, 0.9)) { SIMD3($0.y, $0.z * $0.x, 1 - $0.x) }, "odd domain 5³"),
@@ -95,10 +113,10 @@ final class VectorKernelTests: XCTestCase {
             for (curve, name) in [(FastCurve.encoder(tf), "encode"), (FastCurve.decoder(tf), "decode")] {
                 var vector = probes
                 curve.apply(&vector, count: vector.count)
-                lw_simd_force_portable(1)
+                lw_cpu_force_baseline(1)
                 var portable = probes
                 curve.apply(&portable, count: portable.count)
-                lw_simd_force_portable(0)
+                lw_cpu_force_baseline(0)
                 XCTAssertEqual(vector.map(\.bitPattern), portable.map(\.bitPattern), "\(tf) \(name)")
                 XCTAssertEqual(vector.map(\.bitPattern), probes.map { curve($0).bitPattern }, "\(tf) \(name) one value at a time")
             }
@@ -119,9 +137,9 @@ final class VectorKernelTests: XCTestCase {
             let cells = (width + factor - 1) / factor
             var hardware = [Float](repeating: 0.25, count: 4 * cells), software = hardware
             lw_rgba_half_add_cell_sums(halves, width, factor, &hardware)
-            lw_half_force_software(1)
+            lw_cpu_force_baseline(1)
             lw_rgba_half_add_cell_sums(halves, width, factor, &software)
-            lw_half_force_software(0)
+            lw_cpu_force_baseline(0)
             XCTAssertEqual(hardware.map(\.bitPattern), software.map(\.bitPattern), "factor \(factor)")
             for cell in 0..<cells {
                 for c in 0..<4 {
@@ -152,9 +170,9 @@ final class VectorKernelTests: XCTestCase {
         curve.apply(&b, count: count)
         for software in [false, true] {
             var mr = [Float](repeating: 1, count: count), mg = mr, mb = mr, ma = mr
-            lw_half_force_software(software ? 1 : 0)
+            lw_cpu_force_baseline(software ? 1 : 0)
             lw_rgba_half_to_planar_mapped(pixels, table, &mr, &mg, &mb, &ma, count)
-            lw_half_force_software(0)
+            lw_cpu_force_baseline(0)
             for (label, x, y) in [("R", mr, r), ("G", mg, g), ("B", mb, b), ("A", ma, a)] {
                 // NaN payloads may differ between F16C and the software conversion (quieting); NaN must stay NaN.
                 let differing = zip(x, y).filter { $0.bitPattern != $1.bitPattern && !($0.isNaN && $1.isNaN) }.count

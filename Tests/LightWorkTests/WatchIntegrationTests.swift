@@ -74,6 +74,7 @@ final class WatchIntegrationTests: XCTestCase {
         XCTAssertTrue(f.waitForEntries(["broken.dng"]), f.stderr(run))
         let broken = try XCTUnwrap(f.entries(for: "broken.dng").first)
         XCTAssertEqual(broken.status, .failed)
+        XCTAssertEqual(broken.failureKind, .decodeFailed)
         let reason = try XCTUnwrap(broken.reason)
         XCTAssertTrue(WatchFixture.wait { FileManager.default.fileExists(atPath: rejected.appendingPathComponent("broken.dng.error.txt").path) })
         XCTAssertFalse(FileManager.default.fileExists(atPath: f.inbox.appendingPathComponent("broken.dng").path), "moved out of the inbox")

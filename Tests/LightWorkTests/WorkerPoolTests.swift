@@ -37,6 +37,33 @@ final class WorkerPoolTests: XCTestCase {
         XCTAssertEqual(crashing.workersStarted, 3, "files 1 and 2 (crash), then 3-5, then 6")
         XCTAssertEqual(m2.summary.converted, 5)
         XCTAssertEqual(m2.entries[1].reason, "decoder crashed: signal 11 (SIGSEGV)")
+        XCTAssertEqual(m2.entries[1].failureKind, .workerCrashed)
         XCTAssertEqual(m2.entries.map(\.input.index), [1, 2, 3, 4, 5, 6])
+    }
+
+    /// A worker ended by SIGABRT (how a C++ bad_alloc ends one) under --worker-memory is recorded as a crash whose
+    /// reason names the limit; without a limit the reason is the bare signal. The worker is a shell that reads its
+    /// job and aborts itself, so no test hook is involved.
+    func testAnAbortedWorkerIsACrashAndNamesTheMemoryLimit() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let input = dir.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+        try BatchFixture.makeDNG(input.appendingPathComponent("gen-1.dng"), seed: 31)
+        let item = try XCTUnwrap(InputWalker.items(for: [input.path]).first)
+        for limit in [1 << 30, nil] as [Int?] {
+            let out = dir.appendingPathComponent("out-\(limit ?? 0)")
+            var config = BatchConfiguration()
+            config.isolation = .workers(WorkerLaunch(executable: "/bin/sh", arguments: ["-c", "ulimit -c 0; read job; kill -ABRT $$"]))
+            config.workerMemoryLimit = limit
+            let runner = BatchRunner(converter: FileConverter(options: ConvertOptions(outputDirectory: out)),
+                                     manifestURL: out.appendingPathComponent("manifest.json"), configuration: config)
+            let job = PlannedJob(item: item, action: .convert(output: runner.converter.relativeOutputPath(for: item)))
+            let m = runner.run([job], onEvent: { _ in }, onManifestError: { XCTFail("\($0)") })
+            let entry = try XCTUnwrap(m.entries.first)
+            XCTAssertEqual(entry.status, .failed)
+            XCTAssertEqual(entry.failureKind, .workerCrashed)
+            XCTAssertEqual(entry.reason, "decoder crashed: signal 6 (SIGABRT)"
+                           + (limit == nil ? "" : " (a file needing more than --worker-memory 1.0 GiB also ends this way)"))
+        }
     }
 }

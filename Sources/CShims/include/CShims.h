@@ -1,5 +1,6 @@
 // Umbrella header: every shim header, listed so that adding one changes this file and incremental builds see it.
 #include "lw_batch.h"
+#include "lw_cpu.h"
 #include "lw_demosaic.h"
 #include "lw_fileio.h"
 #include "lw_half.h"

@@ -22,7 +22,4 @@ size_t lw_ahd_scratch_bytes(void);
 /// (x0, y0), both even, writing balanced RGB (0…65535, fourth channel 0) into out (width × height × 4).
 void lw_ahd_tile(const lw_bayer *bayer, int x0, int y0, void *scratch, uint16_t *out);
 
-/// Tests only: 1 runs the baseline x86-64 build of the kernel even on an AVX2 machine (both give the same bytes).
-void lw_ahd_force_baseline(int on);
-
 #endif

@@ -17,9 +17,5 @@ void lw_planar_to_rgba_half(const float *r, const float *g, const float *b, cons
 /// Adds, for each cell of `factor` pixels along one RGBA half row (the last cell may be narrower), the
 /// cell's R, G, B and A sums to `sums[4 * cell ...]`. The same bits with or without F16C.
 void lw_rgba_half_add_cell_sums(const uint16_t *row, size_t width, size_t factor, float *sums);
-/// 1 when the hardware conversion path is in use (reported by `lightwork --version`).
-int lw_half_uses_f16c(void);
-/// Test hook: 1 forces the software conversion paths, 0 returns to detection.
-void lw_half_force_software(int on);
 
 #endif

@@ -30,7 +30,7 @@ size_t lw_curve_apply(const lw_curve *curve, float *values, size_t count);
 /// tetrahedral path computes it: inputs mapped by `(v - domainMin) * scale`, clamped to the lattice (NaN to
 /// its start), then the four corners of the tetrahedron picked by the order of the fractions. With `padded`
 /// each entry is four floats (R, G, B and a pad), which the kernel reads with one load; otherwise three.
-/// AVX2 only: call it when `lw_simd_uses_avx2()` is 1.
+/// AVX2 only: call it when `lw_cpu_avx2()` is 1.
 void lw_lut3d_tetrahedral_avx2(const float *table, int size, int padded, const float domainMin[3], const float scale[3],
                                float *r, float *g, float *b, size_t count);
 
@@ -39,11 +39,5 @@ void lw_lut3d_tetrahedral_avx2(const float *table, int size, int padded, const f
 /// AVX2 only.
 void lw_lut3d_mix_avx2(const float *paddedTable, int size, const float domainMin[3], const float scale[3], float strength,
                        float *r, float *g, float *b, size_t count);
-
-/// 1 when the AVX2 paths are in use.
-int lw_simd_uses_avx2(void);
-
-/// Test hook: 1 makes every caller take the portable paths, 0 goes back to detecting the CPU.
-void lw_simd_force_portable(int on);
 
 #endif

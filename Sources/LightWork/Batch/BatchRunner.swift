@@ -74,22 +74,22 @@ public final class BatchRunner: @unchecked Sendable {
             if let e = save(force: false) { onManifestError(e) }
             done += 1
             onEvent(.finished(index: done, total: total, item: item, entry: entry))
-            if entry.status == .failed, let reason = entry.reason, reason.hasPrefix("disk full"), stopReason == nil {
+            if entry.status == .failed, entry.failureKind == .diskFull, let reason = entry.reason, stopReason == nil {
                 stopReason = "\(reason): stopping; free space and run the same command again to finish the batch"
                 onNotice(stopReason!)
             }
         }
-        func lost(_ job: WorkerJob, reason: String, pid: pid_t) {
+        func lost(_ job: WorkerJob, error: LightWorkError, signal: Int32?, pid: pid_t) {
             if pid > 0 {
                 TemporaryFileSweeper.sweep(finals: [outputDirectory.appendingPathComponent(job.output)], pid: pid)
             }
-            var reason = reason
+            var reason = error.description
             // A refused allocation ends a worker with a trap (Swift) or an abort (C++ bad_alloc), not a SIGSEGV.
-            if let limit = configuration.workerMemoryLimit, reason.hasPrefix("decoder crashed"),
-               ["SIGILL", "SIGTRAP", "SIGABRT"].contains(where: reason.contains) {
+            if let limit = configuration.workerMemoryLimit, let signal, [SIGILL, SIGTRAP, SIGABRT].contains(signal) {
                 reason += String(format: " (a file needing more than --worker-memory %.1f GiB also ends this way)", Double(limit) / Double(1 << 30))
             }
-            var entry = Manifest.Entry(input: Manifest.Input(path: job.displayPath, relativePath: job.relativePath), status: .failed, reason: reason)
+            var entry = Manifest.Entry(input: Manifest.Input(path: job.displayPath, relativePath: job.relativePath), status: .failed,
+                                       reason: reason, failureKind: error.kind)
             entry.input.size = ResumeIndex.fileSize(job.path)
             record(job.index, job.item, entry)
         }
@@ -156,7 +156,9 @@ public final class BatchRunner: @unchecked Sendable {
                         pending.removeFirst()
                         onEvent(.converting(index: job.index, total: total, item: job.item))
                         intents.record(output: job.output, input: job.relativePath)
-                        if case let .lost(job, reason, pid)? = pool.dispatch(job, estimate: estimate) { lost(job, reason: reason, pid: pid) }
+                        if case let .lost(job, error, signal, pid)? = pool.dispatch(job, estimate: estimate) {
+                            lost(job, error: error, signal: signal, pid: pid)
+                        }
                     }
                 }
                 if pool.inFlight == 0, pending.isEmpty || stopping() { break }
@@ -171,7 +173,7 @@ public final class BatchRunner: @unchecked Sendable {
                 for event in pool.wait(seconds: 0.5, wakeFD: signals?.wakeFD ?? -1) {
                     switch event {
                     case let .finished(job, entry): record(job.index, job.item, entry)
-                    case let .lost(job, reason, pid): lost(job, reason: reason, pid: pid)
+                    case let .lost(job, error, signal, pid): lost(job, error: error, signal: signal, pid: pid)
                     }
                 }
                 signals?.drain()

@@ -107,8 +107,10 @@ public struct FileConverter: Sendable {
             entry.status = .converted
         } catch let error as LightWorkError {
             entry.reason = error.description
+            entry.failureKind = error.kind
         } catch {
             entry.reason = FileConverter.describe(error)
+            entry.failureKind = .other
         }
         entry.timings["total"] = clock.total()
         return entry

@@ -59,16 +59,20 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var status: Status
         /// Why it failed or was skipped (one line).
         public var reason: String?
+        /// What kind of failure it was (set on failed entries; absent in manifests written before it existed).
+        public var failureKind: FailureKind?
         public var output: Output?
         /// Seconds per stage: decode, render, encode, total.
         public var timings: [String: Double]
         /// Facts worth knowing (assumed profiles, recoveries).
         public var notes: [String]
 
-        public init(input: Input, status: Status, reason: String? = nil, output: Output? = nil, timings: [String: Double] = [:], notes: [String] = []) {
+        public init(input: Input, status: Status, reason: String? = nil, failureKind: FailureKind? = nil, output: Output? = nil,
+                    timings: [String: Double] = [:], notes: [String] = []) {
             self.input = input
             self.status = status
             self.reason = reason
+            self.failureKind = failureKind
             self.output = output
             self.timings = timings
             self.notes = notes

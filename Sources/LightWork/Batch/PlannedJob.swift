@@ -32,7 +32,7 @@ public struct PlannedJob: Sendable, Equatable {
         switch action {
         case .convert: return nil
         case .skip(let reason): return Manifest.Entry(input: input, status: .skipped, reason: reason, notes: notes)
-        case .fail(let reason): return Manifest.Entry(input: input, status: .failed, reason: reason, notes: notes)
+        case .fail(let reason): return Manifest.Entry(input: input, status: .failed, reason: reason, failureKind: .outputNameRefused, notes: notes)
         }
     }
 }

@@ -6,8 +6,9 @@ import Foundation
 final class WorkerPool {
     enum Event {
         case finished(WorkerJob, Manifest.Entry)
-        /// The worker died or was stopped with this job in flight; `pid` names its temporary files.
-        case lost(WorkerJob, reason: String, pid: pid_t)
+        /// The worker died or was stopped with this job in flight, for `error`; `signal` is the one that ended it
+        /// (when one did), `pid` names its temporary files.
+        case lost(WorkerJob, LightWorkError, signal: Int32?, pid: pid_t)
     }
 
     let launch: WorkerLaunch
@@ -46,7 +47,7 @@ final class WorkerPool {
                 do {
                     worker = try WorkerProcess(launch: launch)
                 } catch {
-                    return .lost(job, reason: "\(error)", pid: 0)
+                    return .lost(job, WorkerPool.failure(error), signal: nil, pid: 0)
                 }
                 workers.append(worker)
                 started += 1
@@ -59,7 +60,7 @@ final class WorkerPool {
                 // The idle worker had died (its pipe is closed): reap it and try a fresh one once.
                 worker.job = nil
                 retire(worker, kill: true)
-                if attempt == 1 { return .lost(job, reason: "\(error)", pid: worker.pid) }
+                if attempt == 1 { return .lost(job, WorkerPool.failure(error), signal: nil, pid: worker.pid) }
             }
         }
         return nil
@@ -101,12 +102,15 @@ final class WorkerPool {
                 let job = worker.job
                 worker.job = nil
                 let end = retire(worker, kill: false)
-                if let job { events.append(.lost(job, reason: WorkerPool.describe(end), pid: worker.pid)) }
+                if let job {
+                    var signal: Int32?
+                    if case .signaled(let s) = end { signal = s }
+                    events.append(.lost(job, WorkerPool.failure(end), signal: signal, pid: worker.pid))
+                }
             } else if let job = worker.job, let timeout, Double(now - worker.jobStarted.uptimeNanoseconds) / 1e9 >= timeout {
                 worker.job = nil
                 retire(worker, kill: true)
-                events.append(.lost(job, reason: String(format: "timed out: still converting after %g s (raise --timeout); its worker was stopped", timeout),
-                                    pid: worker.pid))
+                events.append(.lost(job, .workerTimedOut(seconds: timeout), signal: nil, pid: worker.pid))
             } else if worker.job == nil, worker.filesDone >= recycleAfter {
                 retire(worker, kill: false)
             }
@@ -153,15 +157,20 @@ final class WorkerPool {
         }
     }
 
-    /// The reason recorded for a file whose worker ended under it.
-    static func describe(_ end: WorkerTermination) -> String {
+    /// The failure recorded for a file whose worker ended under it.
+    static func failure(_ end: WorkerTermination) -> LightWorkError {
         switch end {
         case .signaled(SIGKILL):
-            return LightWorkError.workerCrashed(SignalName.describe(SIGKILL) + ": killed from outside, often by the out-of-memory killer (try a lower --jobs or --max-memory)").description
+            return .workerCrashed(SignalName.describe(SIGKILL) + ": killed from outside, often by the out-of-memory killer (try a lower --jobs or --max-memory)")
         case .signaled(let s):
-            return LightWorkError.workerCrashed(SignalName.describe(s)).description
+            return .workerCrashed(SignalName.describe(s))
         case .exited(let code):
-            return LightWorkError.workerCrashed("the worker process exited with status \(code) while converting this file").description
+            return .workerCrashed("the worker process exited with status \(code) while converting this file")
         }
+    }
+
+    /// The failure recorded for a file whose worker could not be started or reached (`WorkerProcess` throws these).
+    static func failure(_ error: Error) -> LightWorkError {
+        error as? LightWorkError ?? .workerCrashed("\(error)")
     }
 }

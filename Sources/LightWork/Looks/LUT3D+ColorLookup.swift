@@ -6,7 +6,7 @@ import CShims
 /// so the same results, several times faster); with a padded table `mix` also clamps and blends in that pass.
 extension LUT3D: ColorLookup {
     public func apply(r: UnsafeMutablePointer<Float>, g: UnsafeMutablePointer<Float>, b: UnsafeMutablePointer<Float>, count: Int) {
-        guard lw_simd_uses_avx2() != 0 else {
+        guard lw_cpu_avx2() != 0 else {
             apply(r: r, g: g, b: b, count: count, interpolation: .tetrahedral)
             return
         }
@@ -17,7 +17,7 @@ extension LUT3D: ColorLookup {
     }
 
     public func mix(r: UnsafeMutablePointer<Float>, g: UnsafeMutablePointer<Float>, b: UnsafeMutablePointer<Float>, count: Int, strength: Float) {
-        guard lw_simd_uses_avx2() != 0, !paddedTable.isEmpty else {
+        guard lw_cpu_avx2() != 0, !paddedTable.isEmpty else {
             mixThroughCopies(r: r, g: g, b: b, count: count, strength: strength)   // `apply` still takes the vector kernel
             return
         }

@@ -32,8 +32,10 @@ public enum LightWorkError: Error, Sendable, Equatable, CustomStringConvertible 
     case unlockRefused(file: String, packId: String, label: String, reason: UnlockRefusal)
     /// The disk is full: the run stops (nothing truncated is kept).
     case diskFull(String)
-    /// A decoder worker process died (signal) or ran past its time limit.
+    /// A decoder worker process died (signal or exit) with the file in flight, or could not be started or reached.
     case workerCrashed(String)
+    /// A file was still converting after `seconds` (`--timeout`); its worker was stopped.
+    case workerTimedOut(seconds: Double)
     /// A program LightWork drives is not installed or cannot run (`dcraw_emu` for `verify --against-libraw`).
     case missingTool(String)
 
@@ -57,7 +59,44 @@ public enum LightWorkError: Error, Sendable, Equatable, CustomStringConvertible 
             return "\(file): pack \(packId) \(label) refused, nothing unlocked: \(reason)"
         case .diskFull(let s): return "disk full: \(s)"
         case .workerCrashed(let s): return "decoder crashed: \(s)"
+        case .workerTimedOut(let seconds):
+            return String(format: "timed out: still converting after %g s (raise --timeout); its worker was stopped", seconds)
         case .missingTool(let s): return s
         }
     }
+
+    /// The kind a failed manifest entry records for this error (what code decides by; `description` is for people).
+    public var kind: FailureKind {
+        switch self {
+        case .missingInput: return .missingInput
+        case .emptyFile: return .emptyFile
+        case .unsupportedFormat: return .unsupportedFormat
+        case .decodeFailed: return .decodeFailed
+        case .truncated: return .truncated
+        case .blankImage: return .blankImage
+        case .tooManyPixels: return .tooManyPixels
+        case .colour: return .colour
+        case .writeFailed: return .writeFailed
+        case .usage: return .usage
+        case .invalidDocument: return .invalidDocument
+        case .locked: return .locked
+        case .unlockRefused: return .unlockRefused
+        case .diskFull: return .diskFull
+        case .workerCrashed: return .workerCrashed
+        case .workerTimedOut: return .workerTimedOut
+        case .missingTool: return .missingTool
+        }
+    }
+}
+
+/// Why a file failed, as a manifest entry's `failureKind` records it: batch and watch decide by this (stop or
+/// pause on a full disk), never by the reason's text, which stays the one line for people.
+public enum FailureKind: String, Codable, Sendable, CaseIterable {
+    /// One kind per `LightWorkError` case (see `LightWorkError.kind`).
+    case missingInput, emptyFile, unsupportedFormat, decodeFailed, truncated, blankImage, tooManyPixels, colour,
+         writeFailed, usage, invalidDocument, locked, unlockRefused, diskFull, workerCrashed, workerTimedOut, missingTool
+    /// The planned output name cannot be used: it collides with an earlier input's, or is not a file name.
+    case outputNameRefused
+    /// A system error LightWork has no case for (the reason gives the system's words).
+    case other
 }

@@ -17,7 +17,7 @@ public enum LightWorkVersion {
             "libtiff": tiffLine.replacingOccurrences(of: "LIBTIFF, Version ", with: ""),
             "libjpeg-turbo": "\(LIBJPEG_TURBO_VERSION_NUMBER / 1_000_000).\(LIBJPEG_TURBO_VERSION_NUMBER / 1000 % 1000).\(LIBJPEG_TURBO_VERSION_NUMBER % 1000) (libjpeg API \(JPEG_LIB_VERSION))",
             "libpng": String(cString: png_get_libpng_ver(nil)),
-            "f16c": lw_half_uses_f16c() != 0 ? "yes" : "no",
+            "f16c": lw_cpu_f16c() != 0 ? "yes" : "no",
         ]
     }
 }

@@ -242,7 +242,7 @@ public final class WatchService {
                     do {
                         switch event {
                         case let .finished(job, entry): try finish(job, entry)
-                        case let .lost(job, reason, pid): try lost(job, reason: reason, pid: pid)
+                        case let .lost(job, error, _, pid): try lost(job, error: error, pid: pid)
                         }
                     } catch {
                         fatal = fatal ?? error
@@ -410,8 +410,8 @@ public final class WatchService {
         onEvent(.converting(item: job.item))
         if let pool {
             let estimate = MemoryBudget.estimate(for: job.item.url)
-            if case let .lost(job, reason, pid)? = pool.dispatch(job, estimate: estimate) {
-                do { try lost(job, reason: reason, pid: pid) } catch { notice("cannot record \(job.relativePath): \(error)") }
+            if case let .lost(job, error, _, pid)? = pool.dispatch(job, estimate: estimate) {
+                do { try lost(job, error: error, pid: pid) } catch { notice("cannot record \(job.relativePath): \(error)") }
             }
         } else {
             let entry = BatchJob.perform(job, converter: converter)
@@ -425,7 +425,7 @@ public final class WatchService {
         guard let f = inFlight.removeValue(forKey: job.index) else { return }
         releaseBlocked()
         statusDirty = true
-        if entry.status == .failed, let reason = entry.reason, reason.hasPrefix("disk full") {
+        if entry.status == .failed, entry.failureKind == .diskFull, let reason = entry.reason {
             // Not the file's fault: it is tried again once there is room (nothing is recorded).
             pausedUntil = WatchService.clock() + 30
             notice("\(reason): pausing 30 s; \(f.relativePath) will be converted again")
@@ -437,9 +437,10 @@ public final class WatchService {
         try record(seq: f.seq, rel: f.relativePath, sha: entry.input.sha256 ?? f.sha256, signature: f.signature, entry: entry, digest: f.settingsDigest)
     }
 
-    private func lost(_ job: WorkerJob, reason: String, pid: pid_t) throws {
+    private func lost(_ job: WorkerJob, error: LightWorkError, pid: pid_t) throws {
         if pid > 0 { TemporaryFileSweeper.sweep(finals: [converter.options.outputDirectory.appendingPathComponent(job.output)], pid: pid) }
-        var entry = Manifest.Entry(input: Manifest.Input(path: job.displayPath, relativePath: job.relativePath), status: .failed, reason: reason)
+        var entry = Manifest.Entry(input: Manifest.Input(path: job.displayPath, relativePath: job.relativePath), status: .failed,
+                                   reason: error.description, failureKind: error.kind)
         entry.input.size = inFlight[job.index]?.signature.size
         entry.input.sha256 = inFlight[job.index]?.sha256
         try finish(job, entry)
