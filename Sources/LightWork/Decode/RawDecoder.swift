@@ -248,7 +248,6 @@ public enum RawDecoder {
                 details["cameraToWorking"] = (0..<3).map { r in (0..<3).map { String(format: "%.4f", colour.matrix[r, $0]) }.joined(separator: " ") }.joined(separator: "; ")
             } else {
                 details["colorModel"] = "libraw"
-                if mosaic == nil { details["colour"] = "LibRaw (\(libRawMatrix))" }
                 if options.colorModel == .dng {
                     notes.append("no three-colour camera matrix for the DNG colour model: LibRaw's colour conversion used")
                 }
