@@ -26,9 +26,8 @@ enum BatchArguments {
     manifests with 'lightwork manifest merge'.
     """
 
-    /// The batch configuration from the flags; `convertArguments` (the command's own arguments) are handed
-    /// to every worker so that each builds exactly the options this process built.
-    static func configuration(_ p: ParsedArguments, convertArguments: [String]) throws -> BatchConfiguration {
+    /// The batch configuration from the flags (the workers are sent the command's spec when they start).
+    static func configuration(_ p: ParsedArguments) throws -> BatchConfiguration {
         var c = BatchConfiguration()
         c.handleSignals = true
         let cores = ProcessInfo.processInfo.activeProcessorCount
@@ -58,7 +57,7 @@ enum BatchArguments {
             c.isolation = .inProcess
             c.jobs = 1
         } else {
-            c.isolation = workers(jobs: c.jobs, p, convertArguments: convertArguments, memoryLimit: c.workerMemoryLimit)
+            c.isolation = workers(jobs: c.jobs, p, memoryLimit: c.workerMemoryLimit)
         }
         return c
     }
@@ -68,28 +67,24 @@ enum BatchArguments {
     static func workerMemory(_ p: ParsedArguments, budget: MemoryBudget?) throws -> Int? {
         guard let text = p.value("worker-memory") else { return max(4 << 30, budget?.limit ?? 0) }
         if text.trimmingCharacters(in: .whitespaces) == "0" { return nil }
-        if let bytes = Int(text), bytes >= 1 << 20 { return bytes }   // what the parent hands its workers
+        if let bytes = Int(text), bytes >= 1 << 20 { return bytes }   // a plain count of bytes
         return try MemoryBudget.parse(text, flag: "--worker-memory").limit
     }
 
     /// Fewer files than `--jobs`: fewer workers, each with a larger share of the cores (one 24 MP file gets
     /// every core for its demosaic and its chain instead of one).
-    static func fitted(_ c: BatchConfiguration, files: Int, _ p: ParsedArguments, convertArguments: [String]) -> BatchConfiguration {
+    static func fitted(_ c: BatchConfiguration, files: Int, _ p: ParsedArguments) -> BatchConfiguration {
         guard case .workers = c.isolation, files >= 1, files < c.jobs else { return c }
         var fitted = c
         fitted.jobs = files
-        fitted.isolation = workers(jobs: files, p, convertArguments: convertArguments, memoryLimit: c.workerMemoryLimit)
+        fitted.isolation = workers(jobs: files, p, memoryLimit: c.workerMemoryLimit)
         return fitted
     }
 
     /// Each worker's decoder (OpenMP) and engine get an equal share of the cores; a user's --threads wins.
-    static func workers(jobs: Int, _ p: ParsedArguments, convertArguments: [String], memoryLimit: Int?) -> BatchConfiguration.Isolation {
-        let share = String(max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, jobs)))
-        var arguments = ["worker"] + convertArguments
-        if p.value("threads") == nil { arguments += ["--threads", share] }
-        // In bytes, last on the line: the worker applies exactly the limit this process decided.
-        arguments += ["--worker-memory", String(memoryLimit ?? 0)]
-        var environment = ["OMP_NUM_THREADS": share, "SWIFT_BACKTRACE": "enable=no"]
+    static func workers(jobs: Int, _ p: ParsedArguments, memoryLimit: Int?) -> BatchConfiguration.Isolation {
+        let share = max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, jobs))
+        var environment = ["OMP_NUM_THREADS": String(share), "SWIFT_BACKTRACE": "enable=no"]
         // A worker converts file after file of the same size: keep its freed image buffers in its heap instead
         // of unmapping them, so the next file reuses mapped pages rather than faulting in and zeroing ~600 MB
         // again (measured: system time per 24 MP file 0.6 s -> 0.3 s). The peak stays within MemoryBudget's
@@ -97,7 +92,9 @@ enum BatchArguments {
         if ProcessInfo.processInfo.environment["GLIBC_TUNABLES"] == nil {
             environment["GLIBC_TUNABLES"] = "glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967295"
         }
-        return .workers(WorkerLaunch(executable: executablePath(), arguments: arguments, environment: environment))
+        // The worker applies exactly the threads and memory limit this process decided (its start message).
+        return .workers(WorkerLaunch(executable: executablePath(), environment: environment,
+                                     threads: p.value("threads").flatMap { Int($0) } ?? share, memoryLimit: memoryLimit))
     }
 
     /// This program's own file, for starting workers.

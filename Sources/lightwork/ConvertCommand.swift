@@ -71,7 +71,8 @@ enum ConvertCommand {
 
     static func run(_ args: [String]) -> Int32 {
         let parsed: ParsedArguments
-        let options: ConvertOptions
+        let spec: ConvertSpec
+        let converter: FileConverter
         let manifestURL: URL
         let rules: PlanRules
         let batch: BatchConfiguration
@@ -80,15 +81,17 @@ enum ConvertCommand {
             if parsed.has("help") { print(help); return 0 }
             guard let out = parsed.value("output") else { throw LightWorkError.usage("convert needs an output folder: -o OUTDIR") }
             guard !parsed.positionals.isEmpty else { throw LightWorkError.usage("convert needs at least one INPUT file or folder") }
-            options = try makeOptions(parsed, outputDirectory: URL(fileURLWithPath: out))
-            rules = try ExportArguments.rules(parsed, options: options)
-            batch = try BatchArguments.configuration(parsed, convertArguments: args)
+            spec = try makeSpec(parsed, outputDirectory: URL(fileURLWithPath: out))
+            rules = try ExportArguments.rules(parsed, spec: spec)
+            batch = try BatchArguments.configuration(parsed)
             manifestURL = parsed.value("manifest").map { URL(fileURLWithPath: $0) }
-                ?? options.outputDirectory.appendingPathComponent(batch.shard?.manifestFileName ?? "manifest.json")
+                ?? spec.output.directory.appendingPathComponent(batch.shard?.manifestFileName ?? "manifest.json")
             if let t = parsed.value("threads") {
                 guard let n = Int(t), n >= 1 else { throw LightWorkError.usage("--threads takes a whole number ≥ 1, not '\(t)'") }
                 Parallel.threads = n
             }
+            // Loads the film or LUT once here, so one that cannot be read fails before any file is touched.
+            converter = try FileConverter(spec: spec)
         } catch {
             FileHandle.standardError.write(Data("lightwork convert: \(error)\nRun 'lightwork convert --help' for usage.\n".utf8))
             return 2
@@ -97,26 +100,26 @@ enum ConvertCommand {
         // Outputs an earlier run recorded here are this export's own (see CollisionPolicy): this run's manifest,
         // those of other shard splits or a whole run in the same folder, and the outputs an interrupted run
         // announced before writing them.
-        let previous = ResumeIndex.candidates(first: manifestURL, in: options.outputDirectory)
+        let previous = ResumeIndex.candidates(first: manifestURL, in: spec.output.directory)
             .compactMap { (try? Data(contentsOf: $0)).flatMap { try? Manifest.decode($0) } }
-        let plan = BatchPlanner.plan(paths: parsed.positionals, rules: rules, outputDirectory: options.outputDirectory, previous: previous,
-                                     intents: OutputIntents.all(first: manifestURL, in: options.outputDirectory))
+        let plan = BatchPlanner.plan(paths: parsed.positionals, rules: rules, outputDirectory: spec.output.directory, previous: previous,
+                                     intents: OutputIntents.all(first: manifestURL, in: spec.output.directory))
         if plan.jobs.isEmpty {
             console.error(plan.excluded > 0 ? "none of the \(plan.excluded) image(s) found matches --include/--exclude"
                                             : "no images found in \(parsed.positionals.joined(separator: ", "))")
             return 1
         }
         let toConvert = plan.jobs.filter { $0.outputPath != nil }.count
-        let fitted = BatchArguments.fitted(batch, files: toConvert, parsed, convertArguments: args)
-        let runner = BatchRunner(converter: FileConverter(options: options), manifestURL: manifestURL, configuration: fitted)
+        let fitted = BatchArguments.fitted(batch, files: toConvert, parsed)
+        let runner = BatchRunner(converter: converter, manifestURL: manifestURL, configuration: fitted)
         runner.onNotice = { console.info($0) }
         var meter = ProgressMeter(total: plan.jobs.count)
         var manifestFailed = false
         let manifest = runner.run(plan.jobs, onEvent: { event in
             switch event {
             case .started(let total):
-                console.event(["event": "started", "total": total, "excluded": plan.excluded, "output": options.outputDirectory.path])
-                console.verbose("converting \(total) file(s) into \(options.outputDirectory.path)"
+                console.event(["event": "started", "total": total, "excluded": plan.excluded, "output": spec.output.directory.path])
+                console.verbose("converting \(total) file(s) into \(spec.output.directory.path)"
                                 + (plan.excluded > 0 ? " (\(plan.excluded) excluded by --include/--exclude)" : ""))
             case let .converting(_, _, item):
                 console.progress(meter.line(current: item.relativePath), force: true)
@@ -138,7 +141,7 @@ enum ConvertCommand {
         console.event(["event": "finished", "total": s.total, "converted": s.converted, "skipped": s.skipped, "failed": s.failed,
                        "seconds": (elapsed * 1000).rounded() / 1000, "megapixels": (meter.megapixels * 10).rounded() / 10,
                        "manifest": manifestURL.path])
-        console.result("\(s.converted) converted, \(s.skipped) skipped, \(s.failed) failed -> \(options.outputDirectory.path)"
+        console.result("\(s.converted) converted, \(s.skipped) skipped, \(s.failed) failed -> \(spec.output.directory.path)"
                        + (s.skipped > 0 && console.mode != .verbose ? " (why: the manifest, or --verbose)" : ""))
         if !manifestFailed { console.result("manifest: \(manifestURL.path)") }
         if let signal = runner.interruptSignal { return 128 + signal }
@@ -176,13 +179,14 @@ enum ConvertCommand {
         console.progress(meter.line(current: item.relativePath))
     }
 
-    /// Builds ConvertOptions from the parsed flags: defaults, then the recipe's export block, then flags.
-    /// The recipe is resolved here, so a bad recipe fails before any file is touched.
-    static func makeOptions(_ p: ParsedArguments, outputDirectory: URL) throws -> ConvertOptions {
-        let look = try LookArguments.setup(p)
+    /// Builds the conversion spec from the parsed flags: defaults, then the recipe's export block, then flags.
+    /// The recipe is resolved here and the film or LUT identified by its bytes, so a bad recipe fails before any
+    /// file is touched. `onExist` is the command's collision policy where `--on-exist` is not given.
+    static func makeSpec(_ p: ParsedArguments, outputDirectory: URL, onExist: CollisionPolicy = .skip) throws -> ConvertSpec {
+        let (look, recipe) = try LookArguments.look(p)
         var encode = EncodeSettings()
         var colorSpace = OutputColorSpace.srgb
-        look.resolved.export?.apply(to: &encode, colorSpace: &colorSpace)
+        recipe.export?.apply(to: &encode, colorSpace: &colorSpace)
         if let f = p.value("format") {
             guard let format = OutputFormat(rawValue: f) else { throw choices("--format", f, OutputFormat.allCases.map(\.rawValue)) }
             encode.format = format
@@ -199,7 +203,7 @@ enum ConvertCommand {
             guard let v = OutputColorSpace(rawValue: c) else { throw choices("--colorspace", c, OutputColorSpace.allCases.map(\.rawValue)) }
             colorSpace = v
         }
-        var decode = DecodeOptions()
+        var decode = ConvertSpec.Decode()
         if let d = p.value("demosaic") {
             guard let v = DecodeOptions.Demosaic(rawValue: d) else { throw choices("--demosaic", d, DecodeOptions.Demosaic.allCases.map(\.rawValue)) }
             decode.demosaic = v
@@ -216,12 +220,12 @@ enum ConvertCommand {
             guard let v = Int(m), v > 0 else { throw LightWorkError.usage("--max-pixels takes a positive whole number, not '\(m)'") }
             decode.maxPixels = v
         }
-        let background = try p.value("background").map(parseColour) ?? SIMD3(1, 1, 1)
-        var options = ConvertOptions(outputDirectory: outputDirectory, encode: encode, colorSpace: colorSpace, decode: decode,
-                                     background: background, stripMetadata: p.has("strip-metadata"), chain: look.chain)
-        options.recordSettings(look: look, lutInterpolation: p.value("lut-interpolation"))
-        options.resize = try ExportArguments.resize(p)
-        return options
+        let export = ConvertSpec.Export(format: encode.format, quality: encode.jpegQuality, compression: encode.tiffCompression,
+                                        colorSpace: colorSpace, background: try p.value("background").map(parseColour) ?? SIMD3(1, 1, 1),
+                                        stripMetadata: p.has("strip-metadata"), resize: try ExportArguments.resize(p))
+        let naming = try ExportArguments.naming(p)
+        return ConvertSpec(look: look, decode: decode, export: export,
+                           output: ConvertSpec.Output(directory: outputDirectory, name: naming.name ?? .standard, onExist: naming.onExist ?? onExist))
     }
 
     static func choices(_ flag: String, _ value: String, _ all: [String]) -> LightWorkError {

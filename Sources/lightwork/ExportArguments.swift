@@ -17,31 +17,24 @@ enum ExportArguments {
         return try modes.first.map(ResizeSpec.init)
     }
 
-    /// Selection and naming rules for the planner.
-    static func rules(_ p: ParsedArguments, options: ConvertOptions) throws -> PlanRules {
-        var rules = PlanRules(outputExtension: options.encode.format.fileExtension)
-        rules.filter = try InputFilter(include: p.all("include"), exclude: p.all("exclude"))
-        if let v = p.value("prefer") {
-            guard let prefer = PairPreference(rawValue: v) else { throw ConvertCommand.choices("--prefer", v, PairPreference.allCases.map(\.rawValue)) }
-            rules.prefer = prefer
-        }
+    /// `--name` and `--on-exist`: how outputs are named (nil where the flag is not given).
+    static func naming(_ p: ParsedArguments) throws -> (name: OutputNameTemplate?, onExist: CollisionPolicy?) {
+        var policy: CollisionPolicy?
         if let v = p.value("on-exist") {
-            guard let policy = CollisionPolicy(rawValue: v) else { throw ConvertCommand.choices("--on-exist", v, CollisionPolicy.allCases.map(\.rawValue)) }
-            rules.onExist = policy
+            guard let value = CollisionPolicy(rawValue: v) else { throw ConvertCommand.choices("--on-exist", v, CollisionPolicy.allCases.map(\.rawValue)) }
+            policy = value
         }
-        if let v = p.value("name") { rules.name = try OutputNameTemplate(v) }
-        rules.filmName = filmName(label: options.settings.film)
-        rules.recipeName = options.settings.recipeName
-        return rules
+        return (try p.value("name").map { try OutputNameTemplate($0) }, policy)
     }
 
-    /// The film's name from the manifest's label ("0001001 Kodak Portra 400" → "Kodak Portra 400"), or a LUT
-    /// file's stem ("teal.cube" → "teal").
-    static func filmName(label: String?) -> String? {
-        guard let label else { return nil }
-        let parts = label.split(separator: " ", maxSplits: 1)
-        if parts.count == 2, parts[0].count == 7, parts[0].allSatisfy(\.isNumber) { return String(parts[1]) }
-        return (label as NSString).deletingPathExtension
+    /// The planner's rules: the spec's naming, and which inputs the batch takes (`--include`, `--exclude`, `--prefer`).
+    static func rules(_ p: ParsedArguments, spec: ConvertSpec) throws -> PlanRules {
+        var prefer = PairPreference.raw
+        if let v = p.value("prefer") {
+            guard let value = PairPreference(rawValue: v) else { throw ConvertCommand.choices("--prefer", v, PairPreference.allCases.map(\.rawValue)) }
+            prefer = value
+        }
+        return try PlanRules(spec: spec, filter: try InputFilter(include: p.all("include"), exclude: p.all("exclude")), prefer: prefer)
     }
 
     private static func pixels(_ flag: String, _ v: String) throws -> Int {

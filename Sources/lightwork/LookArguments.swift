@@ -2,9 +2,10 @@ import Foundation
 import LightWork
 
 /// The look-related flags every command that renders shares (--recipe, --set, --film, --strength, --lut,
-/// --lut-interpolation, --sync-file), resolved into a `LookSetup`.
+/// --lut-interpolation, --sync-file), resolved into a spec's look (the film or LUT identified by its bytes) and
+/// the recipe it came from (whose export block the caller applies).
 enum LookArguments {
-    static func setup(_ p: ParsedArguments) throws -> LookSetup {
+    static func look(_ p: ParsedArguments) throws -> (look: ConvertSpec.Look, recipe: ResolvedRecipe) {
         let profiles = try ProfilesDirectory.locate()
         let ranges = try FilterRanges.bundled(profiles: profiles)
         var recipe = try p.value("recipe").map { try Recipe.load(from: URL(fileURLWithPath: $0), ranges: ranges) } ?? Recipe.neutral
@@ -37,6 +38,7 @@ enum LookArguments {
             catalog = films
             entitlements = e
         }
-        return try LookSetup(recipe: recipe, ranges: ranges, catalog: catalog, entitlements: entitlements, interpolation: interpolation)
+        let resolved = try recipe.resolve(ranges: ranges, catalog: catalog, entitlements: entitlements)
+        return (try ConvertSpec.Look(resolved: resolved, interpolation: interpolation), resolved)
     }
 }

@@ -89,8 +89,7 @@ enum WatchCommand {
         if parsed.has("status") { return StatusReport.run(parsed) }
 
         let configuration: WatchConfiguration
-        let options: ConvertOptions
-        let workerArguments: [String]
+        let converter: FileConverter
         do {
             guard let out = parsed.value("output") else { throw LightWorkError.usage("watch needs an output folder: -o OUTDIR") }
             guard parsed.positionals.count == 1, let inbox = parsed.positionals.first else {
@@ -100,11 +99,11 @@ enum WatchCommand {
             guard FileManager.default.fileExists(atPath: inbox, isDirectory: &isDir), isDir.boolValue else {
                 throw LightWorkError.usage("the inbox \(inbox) is not a folder")
             }
-            options = try ConvertCommand.makeOptions(parsed, outputDirectory: URL(fileURLWithPath: out))
-            workerArguments = convertArguments(parsed)
-            let batch = try BatchArguments.configuration(parsed, convertArguments: workerArguments)
-            let manifestURL = parsed.value("manifest").map { URL(fileURLWithPath: $0) } ?? options.outputDirectory.appendingPathComponent("manifest.json")
-            var c = WatchConfiguration(inbox: URL(fileURLWithPath: inbox), manifestURL: manifestURL, batch: batch, rules: try rules(parsed, options))
+            let spec = try makeSpec(parsed)
+            let batch = try BatchArguments.configuration(parsed)
+            let manifestURL = parsed.value("manifest").map { URL(fileURLWithPath: $0) } ?? spec.output.directory.appendingPathComponent("manifest.json")
+            var c = WatchConfiguration(inbox: URL(fileURLWithPath: inbox), manifestURL: manifestURL, batch: batch,
+                                       rules: try ExportArguments.rules(parsed, spec: spec))
             c.batch.gracePeriod = 60
             if let v = parsed.value("poll") { c.poll = try seconds("--poll", v, minimum: 0.1) }
             if let v = parsed.value("settle") { c.settle = try seconds("--settle", v, minimum: 0) }
@@ -124,15 +123,17 @@ enum WatchCommand {
                 guard let n = Int(t), n >= 1 else { throw LightWorkError.usage("--threads takes a whole number ≥ 1, not '\(t)'") }
                 Parallel.threads = n
             }
+            converter = try FileConverter(spec: spec)
         } catch {
             return usageError(error)
         }
 
         let console = Console(mode: parsed.has("quiet") ? .quiet : parsed.has("verbose") ? .verbose : .normal, json: parsed.has("json"))
-        let service = WatchService(converter: FileConverter(options: options), configuration: configuration)
+        let service = WatchService(converter: converter, configuration: configuration)
+        // SIGHUP: the recipe is read into a new spec; workers started after it are sent that spec.
         service.reload = {
-            let options = try ConvertCommand.makeOptions(parsed, outputDirectory: URL(fileURLWithPath: parsed.value("output")!))
-            return (FileConverter(options: options), try rules(parsed, options))
+            let spec = try makeSpec(parsed)
+            return (try FileConverter(spec: spec), try ExportArguments.rules(parsed, spec: spec))
         }
         do {
             let outcome = try service.run { event in report(event, console: console, manifestURL: configuration.manifestURL) }
@@ -151,26 +152,10 @@ enum WatchCommand {
         }
     }
 
-    /// The watch's output naming: convert's rules, with collisions suffixed by default (files arrive one
-    /// by one: a second IMG_0001.JPG from another card must not be dropped).
-    static func rules(_ parsed: ParsedArguments, _ options: ConvertOptions) throws -> PlanRules {
-        var rules = try ExportArguments.rules(parsed, options: options)
-        if parsed.value("on-exist") == nil { rules.onExist = .suffix }
-        return rules
-    }
-
-    /// The arguments every worker is started with: the convert options this watch was given (nothing
-    /// watch-only, no inbox), so each worker builds exactly the options this process built.
-    static func convertArguments(_ parsed: ParsedArguments) -> [String] {
-        var out: [String] = []
-        for spec in ConvertCommand.specs where !["help", "json", "quiet", "verbose"].contains(spec.name) {
-            if spec.value == nil {
-                if parsed.has(spec.name) { out.append("--\(spec.name)") }
-            } else {
-                for v in parsed.all(spec.name) { out.append("--\(spec.name)=\(v)") }
-            }
-        }
-        return out
+    /// The watch's spec: convert's, with collisions suffixed by default (files arrive one by one: a second
+    /// IMG_0001.JPG from another card must not be dropped).
+    static func makeSpec(_ parsed: ParsedArguments) throws -> ConvertSpec {
+        try ConvertCommand.makeSpec(parsed, outputDirectory: URL(fileURLWithPath: parsed.value("output")!), onExist: .suffix)
     }
 
     static func seconds(_ flag: String, _ v: String, minimum: Double) throws -> Double {

@@ -1,27 +1,15 @@
 import Foundation
 import LightWork
 
-/// `lightwork worker` (hidden): started by `convert` with the same arguments, it builds the same options and
-/// converts the files the parent sends over its stdin, one at a time (see `WorkerLoop`).
+/// `lightwork worker` (hidden): started by `convert` and `watch`, it reads its `WorkerStart` message (the
+/// conversion spec and its limits) and then the files to convert on its stdin, one at a time (see `WorkerLoop`).
+/// It parses no convert options: the parent resolved them once, into the spec.
 enum WorkerCommand {
     static func run(_ args: [String]) -> Int32 {
-        do {
-            let parsed = try CommandLineParser.parse(args, specs: ConvertCommand.specs)
-            // First, so that everything the worker does (LUT loading included) is under the parent's limit.
-            if let m = parsed.value("worker-memory"), let bytes = Int(m), bytes > 0, !WorkerLoop.limitAddressSpace(bytes: bytes) {
-                FileHandle.standardError.write(Data("lightwork worker: cannot set the memory limit (\(String(cString: strerror(errno))))\n".utf8))
-            }
-            guard let out = parsed.value("output") else { throw LightWorkError.usage("worker needs the convert arguments, -o OUTDIR included") }
-            var options = try ConvertCommand.makeOptions(parsed, outputDirectory: URL(fileURLWithPath: out))
-            if let t = parsed.value("threads"), let n = Int(t), n >= 1 { Parallel.threads = n }
-            // The parent gives each worker its share of the cores: the demosaic (OpenMP) uses the same share.
-            options.decode.libRawThreads = Parallel.threads
-            // Images too large for this worker's address space are refused from their header, with a message.
-            if let m = parsed.value("worker-memory"), let bytes = Int(m), bytes > 0 { options.decode.memoryLimit = bytes }
-            return WorkerLoop.run(converter: FileConverter(options: options))
-        } catch {
-            FileHandle.standardError.write(Data("lightwork worker: \(error)\n".utf8))
+        guard args.isEmpty else {
+            FileHandle.standardError.write(Data("lightwork worker: takes no arguments (it is started by convert and watch, and reads its work on stdin)\n".utf8))
             return 2
         }
+        return WorkerLoop.run()
     }
 }

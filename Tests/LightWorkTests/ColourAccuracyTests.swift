@@ -41,7 +41,7 @@ final class ColourAccuracyTests: XCTestCase {
     /// ProPhoto output holds every patch, cyan included.
     func testSceneDNGInProPhotoKeepsEveryPatch() throws {
         let truth = try SampleSceneTests.loadTruth("scene.truth.json")
-        let errors = try Self.patchErrors(output: try convertSample("scene.dng") { $0.colorSpace = .prophoto }, truth: truth)
+        let errors = try Self.patchErrors(output: try convertSample("scene.dng") { $0.export.colorSpace = .prophoto }, truth: truth)
         let mean = errors.map { $0.deltaE }.reduce(0, +) / Double(errors.count), worst = errors.map(\.deltaE).max()!
         print(String(format: "scene.dng → ProPhoto TIFF: ΔE00 mean %.4f, max %.4f over 24 patches", mean, worst))
         // Measured mean 0.0036, max 0.0101: limits about 3×.

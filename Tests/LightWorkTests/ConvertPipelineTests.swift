@@ -8,9 +8,11 @@ final class ConvertPipelineTests: XCTestCase {
         let raws = try TestPaths.sharedFiles("raw") + [SampleSceneTests.samples.appendingPathComponent("scene.dng")]
         for format in OutputFormat.allCases {
             let dir = try TestPaths.temporaryDirectory(self)
-            var options = ConvertOptions(outputDirectory: dir, encode: EncodeSettings(format: format), colorSpace: format == .png16 ? .adobeRGB : .srgb)
-            options.decode.demosaic = .linear
-            let converter = FileConverter(options: options)
+            var spec = ConvertSpec(outputDirectory: dir)
+            spec.export.format = format
+            spec.export.colorSpace = format == .png16 ? .adobeRGB : .srgb
+            spec.decode.demosaic = .linear
+            let converter = try FileConverter(spec: spec)
             for url in raws {
                 let item = InputItem(url: url, displayPath: url.path, relativePath: url.lastPathComponent)
                 let entry = converter.convert(item)
@@ -21,7 +23,7 @@ final class ConvertPipelineTests: XCTestCase {
                 XCTAssertEqual(file.channels, 3)
                 XCTAssertEqual(file.width, entry.input.width)
                 XCTAssertEqual(file.height, entry.input.height)
-                XCTAssertEqual(file.iccProfile, ICCProfile.embedded(for: options.colorSpace), "\(format) embeds the \(options.colorSpace) profile")
+                XCTAssertEqual(file.iccProfile, ICCProfile.embedded(for: spec.export.colorSpace), "\(format) embeds the \(spec.export.colorSpace) profile")
                 XCTAssertEqual(out.sha256, try SHA256.hex(fileAt: dir.appendingPathComponent(out.path)))
                 XCTAssertEqual(entry.input.sha256, try SHA256.hex(fileAt: url))
                 XCTAssertEqual(entry.input.kind, "raw")
@@ -41,7 +43,7 @@ final class ConvertPipelineTests: XCTestCase {
         for threads in [1, 4, 4] {
             Parallel.threads = threads
             let dir = try TestPaths.temporaryDirectory(self)
-            let entry = FileConverter(options: ConvertOptions(outputDirectory: dir)).convert(InputItem(url: url, displayPath: "scene.dng", relativePath: "scene.dng"))
+            let entry = try FileConverter(spec: ConvertSpec(outputDirectory: dir)).convert(InputItem(url: url, displayPath: "scene.dng", relativePath: "scene.dng"))
             digests.append(try XCTUnwrap(entry.output?.sha256))
         }
         XCTAssertEqual(Set(digests).count, 1, "\(digests)")
@@ -51,7 +53,7 @@ final class ConvertPipelineTests: XCTestCase {
     func testDNGWithStrippedImageDataFails() throws {
         let dir = try TestPaths.temporaryDirectory(self)
         let stripped = try BadInputs.strippedDNG(in: dir)
-        let entry = FileConverter(options: ConvertOptions(outputDirectory: dir)).convert(InputItem(url: stripped, displayPath: stripped.path, relativePath: "stripped.dng"))
+        let entry = try FileConverter(spec: ConvertSpec(outputDirectory: dir)).convert(InputItem(url: stripped, displayPath: stripped.path, relativePath: "stripped.dng"))
         XCTAssertEqual(entry.status, .failed)
         XCTAssertEqual(entry.reason?.hasPrefix("image has no picture data"), true, entry.reason ?? "")
     }

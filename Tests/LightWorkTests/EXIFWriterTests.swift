@@ -330,10 +330,12 @@ final class EXIFWriterTests: XCTestCase {
     }
 
     private func convertedURL(_ input: URL, to format: OutputFormat, in dir: URL, strip: Bool = false) throws -> URL {
-        var options = ConvertOptions(outputDirectory: dir, encode: EncodeSettings(format: format), stripMetadata: strip)
-        options.decode.demosaic = .linear
+        var spec = ConvertSpec(outputDirectory: dir)
+        spec.export.format = format
+        spec.export.stripMetadata = strip
+        spec.decode.demosaic = .linear
         let name = input.lastPathComponent
-        let entry = FileConverter(options: options).convert(InputItem(url: input, displayPath: name, relativePath: name))
+        let entry = try FileConverter(spec: spec).convert(InputItem(url: input, displayPath: name, relativePath: name))
         XCTAssertEqual(entry.status, .converted, entry.reason ?? "")
         return dir.appendingPathComponent(try XCTUnwrap(entry.output?.path))
     }

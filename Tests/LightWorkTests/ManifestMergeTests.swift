@@ -6,7 +6,7 @@ import XCTest
 final class ManifestMergeTests: XCTestCase {
     private func manifest(shard: Int?, of count: Int = 3, indices: [Int], failed: Set<Int> = [], contrast: Double? = nil, host: String = "node",
                           finished: Bool = true) -> Manifest {
-        var settings = ConvertOptions(outputDirectory: URL(fileURLWithPath: "/tmp")).settings
+        var settings = ConvertSpec(outputDirectory: URL(fileURLWithPath: "/tmp")).settings
         if let contrast { settings.filters["contrast"] = ResolvedSettings.FilterSetting(ui: contrast, value: contrast / 100, useLeftRange: false) }
         var m = Manifest(tool: Manifest.ToolInfo(version: "1.0", libraries: [:]), settings: settings, host: host, startedAt: Date(timeIntervalSince1970: 1000))
         m.shard = shard.map { Manifest.ShardInfo(index: $0, count: count) }

@@ -30,7 +30,7 @@ final class MemoryBudgetTests: XCTestCase {
         var files = [dng, SampleSceneTests.samples.appendingPathComponent("scene.dng"), SampleSceneTests.samples.appendingPathComponent("scene-srgb.png")]
         let rgb = try TestPaths.sharedSamples("rgb")
         files += ["adobe-rgb-canon-eos-7d.jpg", "display-p3-iceland.jpg", "large-exif-olympus-pen-e-p3.jpg", "iccp-srgb.png"].map { rgb.appendingPathComponent($0) }
-        let converter = FileConverter(options: ConvertOptions(outputDirectory: dir))
+        let converter = try FileConverter(spec: ConvertSpec(outputDirectory: dir))
         for url in files {
             let decoded = try converter.decode(data: Data(contentsOf: url), url: url)
             XCTAssertEqual(ImageSizeProbe.pixels(at: url), decoded.image.width * decoded.image.height, url.lastPathComponent)

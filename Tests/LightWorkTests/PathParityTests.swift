@@ -27,15 +27,14 @@ final class PathParityTests: XCTestCase {
 
     /// Converts Samples/`name` with `recipe` (nil: neutral) to a 16-bit sRGB TIFF; returns its URL.
     func render(_ name: String, recipe: String?) throws -> URL {
-        try convertSample(name) { options in
+        try convertSample(name) { spec in
             guard let recipe else { return }
             let profiles = TestPaths.repoRoot.appendingPathComponent("Profiles")
             let ranges = try FilterRanges.bundled(profiles: profiles)
             let r = try Recipe.load(from: SampleSceneTests.samples.appendingPathComponent("recipes").appendingPathComponent(recipe), ranges: ranges)
             let setup = try LookSetup(recipe: r, ranges: ranges, catalog: try FilmCatalog.bundled(profiles: profiles),
-                                      entitlements: Entitlements(url: options.outputDirectory.appendingPathComponent("entitlements.json")))
-            options.chain = setup.chain
-            options.settings.filters = setup.settings
+                                      entitlements: Entitlements(url: spec.output.directory.appendingPathComponent("entitlements.json")))
+            spec.look = setup.look
         }
     }
 
@@ -43,12 +42,12 @@ final class PathParityTests: XCTestCase {
     /// gives the same samples (and another recipe's grain does not).
     func testGrainIsTheSameInEveryExportFormat() throws {
         func samples(_ format: OutputFormat, grain: Double) throws -> [UInt16] {
-            try ImageFileReader.read(try convertSample("scene.dng") { options in
-                options = ConvertOptions(outputDirectory: options.outputDirectory, encode: EncodeSettings(format: format))
-                XCTAssertEqual(options.settings.format, format.rawValue)
-                options.chain = FilterChain.build(values: ["grain": grain, "grain.size": 0.3, "dust": 0.6], look: nil, strength: 0)
-                options.settings.filters["grain"] = ResolvedSettings.FilterSetting(ui: grain * 100, value: grain, useLeftRange: false)
-                options.settings.filters["dust"] = ResolvedSettings.FilterSetting(ui: 60, value: 0.6, useLeftRange: false)
+            try ImageFileReader.read(try convertSample("scene.dng") { spec in
+                spec.export.format = format
+                XCTAssertEqual(spec.settings.format, format.rawValue)
+                spec.look.filters["grain"] = ResolvedSettings.FilterSetting(ui: grain * 100, value: grain, useLeftRange: false)
+                spec.look.filters["grain.size"] = ResolvedSettings.FilterSetting(ui: 0.3, value: 0.3, useLeftRange: false)
+                spec.look.filters["dust"] = ResolvedSettings.FilterSetting(ui: 60, value: 0.6, useLeftRange: false)
             }).samples
         }
         let tiff = try samples(.tiff16, grain: 0.8)

@@ -33,11 +33,11 @@ final class ResolutionIndependenceTests: XCTestCase {
                                   entitlements: Entitlements(url: dir.appendingPathComponent("entitlements.json")))
         func render(_ url: URL, resize: ResizeSpec?) throws -> URL {
             let out = dir.appendingPathComponent(url.deletingPathExtension().lastPathComponent)
-            var options = ConvertOptions(outputDirectory: out, chain: setup.chain)
-            options.decode.demosaic = .linear
-            options.resize = resize
+            var spec = ConvertSpec(look: setup.look, output: ConvertSpec.Output(directory: out))
+            spec.decode.demosaic = .linear
+            spec.export.resize = resize
             let item = InputItem(url: url, displayPath: url.path, relativePath: url.lastPathComponent)
-            let converter = FileConverter(options: options)
+            let converter = try FileConverter(spec: spec)
             let entry = converter.convert(item)
             XCTAssertEqual(entry.status, .converted, entry.reason ?? "")
             return out.appendingPathComponent(converter.relativeOutputPath(for: item))

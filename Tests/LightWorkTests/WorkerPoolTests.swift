@@ -6,12 +6,13 @@ import XCTest
 final class WorkerPoolTests: XCTestCase {
     private func run(_ items: [InputItem], out: URL, environment: [String: String], force: Bool) -> (BatchRunner, Manifest) {
         var config = BatchConfiguration()
-        config.isolation = .workers(WorkerLaunch(executable: CLIRunner.binary.path, arguments: ["worker", "-o", out.path, "--threads", "1"],
-                                                 environment: ["OMP_NUM_THREADS": "1", "SWIFT_BACKTRACE": "enable=no"].merging(environment) { $1 }))
+        config.isolation = .workers(WorkerLaunch(executable: CLIRunner.binary.path,
+                                                 environment: ["OMP_NUM_THREADS": "1", "SWIFT_BACKTRACE": "enable=no"].merging(environment) { $1 },
+                                                 threads: 1))
         config.jobs = 1
         config.recycleAfter = 3
         config.force = force
-        let runner = BatchRunner(converter: FileConverter(options: ConvertOptions(outputDirectory: out)),
+        let runner = BatchRunner(converter: try! FileConverter(spec: ConvertSpec(outputDirectory: out)),
                                  manifestURL: out.appendingPathComponent("manifest.json"), configuration: config)
         let converter = runner.converter
         let jobs = items.map { PlannedJob(item: $0, action: .convert(output: converter.relativeOutputPath(for: $0))) }
@@ -55,7 +56,7 @@ final class WorkerPoolTests: XCTestCase {
             var config = BatchConfiguration()
             config.isolation = .workers(WorkerLaunch(executable: "/bin/sh", arguments: ["-c", "ulimit -c 0; read job; kill -ABRT $$"]))
             config.workerMemoryLimit = limit
-            let runner = BatchRunner(converter: FileConverter(options: ConvertOptions(outputDirectory: out)),
+            let runner = BatchRunner(converter: try! FileConverter(spec: ConvertSpec(outputDirectory: out)),
                                      manifestURL: out.appendingPathComponent("manifest.json"), configuration: config)
             let job = PlannedJob(item: item, action: .convert(output: runner.converter.relativeOutputPath(for: item)))
             let m = runner.run([job], onEvent: { _ in }, onManifestError: { XCTFail("\($0)") })

@@ -1,6 +1,6 @@
 import Foundation
 
-/// How a batch runs, as opposed to what it produces (`ConvertOptions`): none of this changes output bytes,
+/// How a batch runs, as opposed to what it produces (`ConvertSpec`): none of this changes output bytes,
 /// so none of it is in the settings digest.
 public struct BatchConfiguration: Sendable {
     /// Where files are converted.

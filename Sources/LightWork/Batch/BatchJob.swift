@@ -9,7 +9,7 @@ public enum BatchJob {
         var entry: Manifest.Entry
         // Reused only where the plan names the same output (a new --name or collision decision redoes the file).
         if let previous = job.previous, previous.output?.path == job.output,
-           let reused = ResumeIndex.reusableEntry(previous: previous, item: item, outputDirectory: converter.options.outputDirectory) {
+           let reused = ResumeIndex.reusableEntry(previous: previous, item: item, outputDirectory: converter.outputDirectory) {
             entry = reused
             entry.timings["total"] = clock.total()
         } else {

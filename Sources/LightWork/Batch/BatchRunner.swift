@@ -38,7 +38,7 @@ public final class BatchRunner: @unchecked Sendable {
         self.configuration = configuration
         let host = ProcessInfo.processInfo.hostName
         manifest = Manifest(tool: Manifest.ToolInfo(version: LightWorkVersion.current, libraries: LightWorkVersion.libraries),
-                            settings: converter.options.settings, host: host, startedAt: startedAt)
+                            settings: converter.settings, host: host, startedAt: startedAt)
         manifest.shard = configuration.shard.map { Manifest.ShardInfo(index: $0.index, count: $0.count) }
     }
 
@@ -55,7 +55,7 @@ public final class BatchRunner: @unchecked Sendable {
         let total = selected.count
         onEvent(.started(total: total))
 
-        let outputDirectory = converter.options.outputDirectory
+        let outputDirectory = converter.outputDirectory
         let finals = selected.compactMap { $0.job.outputPath.map { outputDirectory.appendingPathComponent($0) } } + [manifestURL]
         let swept = TemporaryFileSweeper.sweep(finals: finals)
         if swept > 0 { onNotice("removed \(swept) temporary file(s) left by an interrupted run") }
@@ -130,7 +130,7 @@ public final class BatchRunner: @unchecked Sendable {
                 record(job.index, job.item, BatchJob.perform(job, converter: converter))
             }
         case .workers(let launch):
-            let pool = WorkerPool(launch: launch, size: configuration.jobs, timeout: configuration.timeout, recycleAfter: configuration.recycleAfter)
+            let pool = WorkerPool(launch: launch, spec: converter.spec, size: configuration.jobs, timeout: configuration.timeout, recycleAfter: configuration.recycleAfter)
             var pending = queue[...]
             var nextEstimate: Int?
             var graceEnds: UInt64?

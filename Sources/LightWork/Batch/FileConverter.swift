@@ -3,24 +3,42 @@ import Foundation
 /// Converts one input file into one output file and describes what happened: the single
 /// `convert(file, settings) -> ManifestEntry` function that batch, watch and verify are clients of.
 public struct FileConverter: Sendable {
-    public let options: ConvertOptions
+    /// What this converter does to every file.
+    public let spec: ConvertSpec
     private let renderer: Renderer
+    private let decodeOptions: DecodeOptions
     /// The digest of the look alone (filters, film, strength): grain and dust are seeded from it, so the same
     /// recipe gives the same grain in every format, colour space and size, and in every release.
     private let seedDigest: String
 
-    public init(options: ConvertOptions) {
-        self.options = options
-        renderer = Renderer(chain: options.chain)
-        seedDigest = FileConverter.lookDigest(options.settings)
+    /// Loads the spec's film or LUT (refusing bytes other than those the spec names: `lookupChanged`) and builds
+    /// its chain. `libRawThreads` (0: LibRaw's default) and `memoryLimit` (bytes one conversion may take, nil
+    /// for none) belong to the process converting, not to the spec: they change no output byte.
+    public init(spec: ConvertSpec, libRawThreads: Int = 0, memoryLimit: Int? = nil) throws {
+        self.spec = spec
+        renderer = Renderer(chain: try spec.look.chain())
+        var decode = DecodeOptions()
+        decode.demosaic = spec.decode.demosaic
+        decode.colorModel = spec.decode.colorModel
+        decode.intent = spec.decode.intent
+        decode.maxPixels = spec.decode.maxPixels
+        decode.libRawThreads = libRawThreads
+        decode.memoryLimit = memoryLimit
+        decodeOptions = decode
+        seedDigest = FileConverter.lookDigest(spec.settings)
     }
+
+    /// The output folder.
+    public var outputDirectory: URL { spec.output.directory }
+    /// The manifest's record of the spec (see `ConvertSpec.settings`).
+    public var settings: ResolvedSettings { spec.settings }
 
     /// Where `item`'s output goes, relative to the output folder: the input's relative folder mirrored,
     /// its stem, the format's extension.
     public func relativeOutputPath(for item: InputItem) -> String {
         let rel = item.relativePath as NSString
         let dir = rel.deletingLastPathComponent
-        let name = (rel.lastPathComponent as NSString).deletingPathExtension + "." + options.encode.format.fileExtension
+        let name = (rel.lastPathComponent as NSString).deletingPathExtension + "." + spec.export.format.fileExtension
         return dir.isEmpty ? name : dir + "/" + name
     }
 
@@ -69,7 +87,7 @@ public struct FileConverter: Sendable {
 
             // Resized before the chain, so grain and dust sizes are relative to the output frame; the
             // full-size image is released as soon as the smaller one exists.
-            if let resize = options.resize {
+            if let resize = spec.export.resize {
                 let image = decoded.image
                 if let size = resize.targetSize(width: image.width, height: image.height) {
                     decoded.image = Resize.apply(image, width: size.width, height: size.height)
@@ -79,30 +97,31 @@ public struct FileConverter: Sendable {
                 }
             }
 
-            let format = options.encode.format
-            let spec = OutputSpec(space: options.colorSpace, depth: format.depth, keepAlpha: format.supportsAlpha, background: options.background)
+            let export = spec.export
+            let format = export.format
+            let output = OutputSpec(space: export.colorSpace, depth: format.depth, keepAlpha: format.supportsAlpha, background: export.background)
             let image = decoded.image
             let context = RenderContext(width: image.width, height: image.height,
                                         seed: FileConverter.seed(inputSHA256: entry.input.sha256 ?? "", settingsDigest: seedDigest))
-            let pixels = renderer.render(image, context: context, output: spec)
+            let pixels = renderer.render(image, context: context, output: output)
             entry.timings["render"] = clock.lap()
 
-            var encode = options.encode
-            encode.iccProfile = ICCProfile.embedded(for: options.colorSpace)
+            var encode = export.encodeSettings
+            encode.iccProfile = ICCProfile.embedded(for: export.colorSpace)
             var metadata = decoded.metadata
             metadata.pixelWidth = pixels.width
             metadata.pixelHeight = pixels.height
-            metadata.colorSpaceIsSRGB = options.colorSpace == .srgb
-            encode.exif = options.stripMetadata ? nil : EXIFWriter.blob(for: metadata, jpeg: format == .jpeg)
+            metadata.colorSpaceIsSRGB = export.colorSpace == .srgb
+            encode.exif = export.stripMetadata ? nil : EXIFWriter.blob(for: metadata, jpeg: format == .jpeg)
             let url: URL
-            do { url = try ContainedPath.outputFile(relative, inside: options.outputDirectory) } catch {
+            do { url = try ContainedPath.outputFile(relative, inside: outputDirectory) } catch {
                 throw LightWorkError.writeFailed(error.reason)
             }
             let written = try format.writer.write(pixels, settings: encode, to: url)
             entry.timings["encode"] = clock.lap()
 
             entry.output = Manifest.Output(path: relative, sha256: written.sha256, size: written.size, format: format.rawValue,
-                                           bitDepth: format.bitDepth, channels: pixels.channels, colorSpace: options.colorSpace.rawValue,
+                                           bitDepth: format.bitDepth, channels: pixels.channels, colorSpace: export.colorSpace.rawValue,
                                            width: pixels.width, height: pixels.height)
             entry.status = .converted
         } catch let error as LightWorkError {
@@ -119,8 +138,8 @@ public struct FileConverter: Sendable {
     /// Decodes by content: JPEG and PNG through the RGB path, anything else through LibRaw.
     public func decode(data: Data, url: URL) throws -> DecodedImage {
         switch InputKind.sniff(data) {
-        case .jpeg, .png: return try RGBDecoder.decode(data: data, options: options.decode)
-        default: return try RawDecoder.decode(data: data, url: url, options: options.decode)
+        case .jpeg, .png: return try RGBDecoder.decode(data: data, options: decodeOptions)
+        default: return try RawDecoder.decode(data: data, url: url, options: decodeOptions)
         }
     }
 

@@ -1,8 +1,8 @@
 import CShims
 import Foundation
 
-/// The body of `lightwork worker`: reads `WorkerJob` lines on stdin, answers each with one `WorkerReply`
-/// line, exits at EOF. Its stdout carries only the protocol (anything else a library prints goes to stderr).
+/// The body of `lightwork worker`: reads the `WorkerStart` line on stdin, then `WorkerJob` lines, answers each
+/// job with one `WorkerReply` line, exits at EOF. Its stdout carries only the protocol (anything else a library prints goes to stderr).
 public enum WorkerLoop {
     /// Test hook, honoured only when set: a worker raises SIGSEGV on an input whose relative path contains
     /// this text, standing in for a decoder's heap overflow so that isolation can be tested for real.
@@ -15,7 +15,7 @@ public enum WorkerLoop {
     public static let hangUntilHookVariable = "LIGHTWORK_TEST_HANG_UNTIL"
 
     /// Serves jobs until stdin closes; returns the exit status.
-    public static func run(converter: FileConverter) -> Int32 {
+    public static func run() -> Int32 {
         let env = ProcessInfo.processInfo.environment
         // The parent controls the worker's life: interrupts go to the parent, which ends us by EOF or SIGKILL,
         // and the kernel kills us if the parent dies (no orphan decoding on after a kill -9).
@@ -27,6 +27,11 @@ public enum WorkerLoop {
         let crashOn = env[crashHookVariable].flatMap { $0.isEmpty ? nil : $0 }
         let hangOn = env[hangHookVariable].flatMap { $0.isEmpty ? nil : $0 }
         let hangUntil = env[hangUntilHookVariable].flatMap { $0.isEmpty ? nil : $0 }
+        guard let first = readLine(strippingNewline: true), let start = try? WorkerLine.decode(WorkerStart.self, from: Data(first.utf8)) else {
+            FileHandle.standardError.write(Data("lightwork worker: the first line is not a start message\n".utf8))
+            return 2
+        }
+        let converter = prepare(start)
 
         while let line = readLine(strippingNewline: true) {
             guard !line.isEmpty else { continue }
@@ -45,11 +50,42 @@ public enum WorkerLoop {
                     sleep(3600)
                 }
             }
-            let entry = BatchJob.perform(job, converter: converter)
+            let entry: Manifest.Entry
+            switch converter {
+            case .success(let converter): entry = BatchJob.perform(job, converter: converter)
+            case .failure(let error): entry = failed(job, error)
+            }
             guard let reply = try? WorkerLine.encode(WorkerReply(index: job.index, entry: entry, maxRSSKiB: peakRSSKiB())),
                   writeAll(out, reply) else { return 1 }
         }
         return 0
+    }
+
+    /// Applies the start message's limits (the memory limit first, so that loading the LUT is under it too) and
+    /// makes the converter. A spec that cannot be converted to (its LUT changed since the parent checked it)
+    /// fails every job with that reason rather than ending the worker, which the parent would call a crash.
+    static func prepare(_ start: WorkerStart) -> Result<FileConverter, LightWorkError> {
+        if let bytes = start.memoryLimit, !limitAddressSpace(bytes: bytes) {
+            FileHandle.standardError.write(Data("lightwork worker: cannot set the memory limit (\(String(cString: strerror(errno))))\n".utf8))
+        }
+        if let threads = start.threads { Parallel.threads = threads }
+        // The parent gives each worker its share of the cores: the demosaic (OpenMP) uses the same share.
+        do {
+            return .success(try FileConverter(spec: start.spec, libRawThreads: Parallel.threads, memoryLimit: start.memoryLimit))
+        } catch let error as LightWorkError {
+            return .failure(error)
+        } catch {
+            return .failure(.decodeFailed(FileConverter.describe(error)))
+        }
+    }
+
+    /// `job`'s entry when no converter could be made.
+    static func failed(_ job: WorkerJob, _ error: LightWorkError) -> Manifest.Entry {
+        var entry = Manifest.Entry(input: Manifest.Input(path: job.displayPath, relativePath: job.relativePath), status: .failed,
+                                   reason: error.description, failureKind: error.kind)
+        entry.input.index = job.index
+        entry.notes = job.notes
+        return entry
     }
 
     /// Caps this process's address space (RLIMIT_AS) at `bytes`: past it, allocations fail, so a file whose

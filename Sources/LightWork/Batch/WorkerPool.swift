@@ -12,6 +12,8 @@ final class WorkerPool {
     }
 
     let launch: WorkerLaunch
+    /// Every worker's first message: the spec its files are converted to.
+    let start: WorkerStart
     let size: Int
     /// Seconds one file may take; nil for no limit.
     let timeout: Double?
@@ -23,8 +25,9 @@ final class WorkerPool {
     /// Processes started so far.
     private(set) var started = 0
 
-    init(launch: WorkerLaunch, size: Int, timeout: Double?, recycleAfter: Int) {
+    init(launch: WorkerLaunch, spec: ConvertSpec, size: Int, timeout: Double?, recycleAfter: Int) {
         self.launch = launch
+        start = launch.start(spec)
         self.size = max(1, size)
         self.timeout = timeout
         self.recycleAfter = max(1, recycleAfter)
@@ -45,7 +48,7 @@ final class WorkerPool {
                 worker = idle
             } else {
                 do {
-                    worker = try WorkerProcess(launch: launch)
+                    worker = try WorkerProcess(launch: launch, start: start)
                 } catch {
                     return .lost(job, WorkerPool.failure(error), signal: nil, pid: 0)
                 }

@@ -1,17 +1,30 @@
 import CShims
 import Foundation
 
-/// How to start a worker: `executable arguments…` (normally `lightwork worker <the convert arguments>`),
-/// with `environment` laid over the parent's.
+/// How to start a worker: `executable arguments…` (normally `lightwork worker`), with `environment` laid
+/// over the parent's, and the limits its `WorkerStart` message gives it (the spec comes from the converter
+/// the pool serves, so a watch's reload reaches new workers with the new spec).
 public struct WorkerLaunch: Sendable {
     public var executable: String
     public var arguments: [String]
     public var environment: [String: String]
+    /// Engine threads per file in each worker; nil for the worker's default.
+    public var threads: Int?
+    /// Address space each worker may take (RLIMIT_AS), in bytes; nil for none.
+    public var memoryLimit: Int?
 
-    public init(executable: String, arguments: [String], environment: [String: String] = [:]) {
+    public init(executable: String, arguments: [String] = ["worker"], environment: [String: String] = [:],
+                threads: Int? = nil, memoryLimit: Int? = nil) {
         self.executable = executable
         self.arguments = arguments
         self.environment = environment
+        self.threads = threads
+        self.memoryLimit = memoryLimit
+    }
+
+    /// The first message a worker converting to `spec` is sent.
+    public func start(_ spec: ConvertSpec) -> WorkerStart {
+        WorkerStart(spec: spec, threads: threads, memoryLimit: memoryLimit)
     }
 
     /// The environment variable through which a worker learns its parent's pid (for the parent-death signal).
@@ -30,7 +43,7 @@ enum WorkerTermination: Equatable {
     }
 }
 
-/// One child process serving jobs over pipes: the parent writes `WorkerJob` lines to its stdin and reads
+/// One child process serving jobs over pipes: the parent writes the `WorkerStart` line, then `WorkerJob` lines to its stdin and reads
 /// `WorkerReply` lines from its stdout. Pipes are close-on-exec in the parent, so no worker holds another's
 /// ends; workers run in their own process group, so a terminal's Ctrl-C reaches only the parent.
 final class WorkerProcess {
@@ -48,7 +61,8 @@ final class WorkerProcess {
     var filesDone = 0
     var maxRSSKiB = 0
 
-    init(launch: WorkerLaunch) throws {
+    /// Starts the process and sends it `start`, its first line.
+    init(launch: WorkerLaunch, start: WorkerStart) throws {
         var toChild: [Int32] = [-1, -1], fromChild: [Int32] = [-1, -1]
         guard lw_batch_pipe(&toChild, O_CLOEXEC) == 0 else { throw WorkerProcess.failure("pipe") }
         guard lw_batch_pipe(&fromChild, O_CLOEXEC) == 0 else {
@@ -94,13 +108,23 @@ final class WorkerProcess {
         input = toChild[1]
         output = fromChild[0]
         _ = fcntl(output, F_SETFL, fcntl(output, F_GETFL) | O_NONBLOCK)
+        // A worker that cannot be told what to do is of no use: reap it and report the failure to start.
+        do { try write(WorkerLine.encode(start)) } catch {
+            _ = wait()
+            throw error
+        }
     }
 
-    /// Sends one job; throws when the worker is gone (EPIPE: SIGPIPE is ignored while a pool runs).
-    func send(_ job: WorkerJob) throws {
-        let line = try WorkerLine.encode(job)
+    /// Writes one whole line to the worker's stdin; throws when the worker is gone (EPIPE: SIGPIPE is ignored
+    /// while a pool runs).
+    private func write(_ line: Data) throws {
         let code = line.withUnsafeBytes { FullWrite.write(input, $0) }
         if code != 0 { errno = code; throw WorkerProcess.failure("write to worker") }
+    }
+
+    /// Sends one job; throws when the worker is gone.
+    func send(_ job: WorkerJob) throws {
+        try write(WorkerLine.encode(job))
         self.job = job
         jobStarted = DispatchTime.now()
     }

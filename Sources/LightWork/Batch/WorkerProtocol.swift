@@ -1,5 +1,21 @@
 import Foundation
 
+/// The first line from the batch parent to a `lightwork worker` process: what every file it is sent becomes
+/// (the spec) and the limits of this process. `WorkerJob` lines follow.
+public struct WorkerStart: Codable, Sendable, Equatable {
+    public var spec: ConvertSpec
+    /// Engine threads (and LibRaw's OpenMP threads) per file; nil leaves the worker's default (every core).
+    public var threads: Int?
+    /// Address space the worker may take (RLIMIT_AS), applied before anything is loaded; nil for none.
+    public var memoryLimit: Int?
+
+    public init(spec: ConvertSpec, threads: Int?, memoryLimit: Int?) {
+        self.spec = spec
+        self.threads = threads
+        self.memoryLimit = memoryLimit
+    }
+}
+
 /// One line from the batch parent to a `lightwork worker` process: convert this input, or report it as
 /// skipped when `previous` (the last run's entry for it) is still valid. The worker answers each job with
 /// exactly one `WorkerReply` line before it reads the next, so a worker never holds more than one file.

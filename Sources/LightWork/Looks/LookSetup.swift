@@ -1,43 +1,32 @@
 import Foundation
 
-/// Turns a recipe (file, `--set` overrides, film or LUT choice) into what the engine runs: the filter chain in
-/// spec order and the per-filter record the manifest keeps. Shared by convert, watch and verify.
+/// Turns a recipe (file, `--set` overrides, film or LUT choice) into the look of a `ConvertSpec` and the chain
+/// it runs: what convert, watch and verify share between a recipe and a conversion.
 public struct LookSetup: Sendable {
     /// The recipe after ranges, catalog and entitlements were applied.
     public let resolved: ResolvedRecipe
-    /// The chain, every filter in spec order (neutral ones are skipped by the engine).
+    /// The look a `ConvertSpec` carries (filters, film or LUT by content hash, strength, interpolation).
+    public let look: ConvertSpec.Look
+    /// The chain, every filter in spec order (neutral ones are skipped by the engine), the film or LUT loaded.
     public let chain: [any Filter]
+
     /// Per filter name: UI value, resolved value, dual-zone flag (for the manifest).
-    public let settings: [String: ResolvedSettings.FilterSetting]
+    public var settings: [String: ResolvedSettings.FilterSetting] { look.filters }
     /// What the manifest calls the look: the film's lookupId and name, or the LUT file.
-    public let filmLabel: String?
+    public var filmLabel: String? { look.lookup?.label }
 
     /// Resolves `recipe` and loads its film or LUT. Fails before any file is touched, with the JSON path or
     /// the pack to unlock.
     public init(recipe: Recipe, ranges: FilterRanges, catalog: FilmCatalog?, entitlements: Entitlements?,
                 interpolation: LUT3D.Interpolation = .tetrahedral) throws {
-        let resolved = try recipe.resolve(ranges: ranges, catalog: catalog, entitlements: entitlements)
+        try self.init(resolved: try recipe.resolve(ranges: ranges, catalog: catalog, entitlements: entitlements), interpolation: interpolation)
+    }
+
+    /// The look of an already resolved recipe, its film or LUT loaded.
+    public init(resolved: ResolvedRecipe, interpolation: LUT3D.Interpolation = .tetrahedral) throws {
         self.resolved = resolved
-        var values: [String: Double] = [:]
-        var settings: [String: ResolvedSettings.FilterSetting] = [:]
-        for s in resolved.settings {
-            values[s.name] = s.value
-            settings[s.name] = ResolvedSettings.FilterSetting(ui: s.ui, value: s.value, useLeftRange: s.useLeftRange)
-        }
-        self.settings = settings
-        var lookup: (any ColorLookup)?
-        if let film = resolved.film {
-            lookup = InterpolatedLUT(lut: try LUTFile.load(url: URL(fileURLWithPath: film.lookupImage), decodeImage: LookSetup.decodeLUTImage),
-                                     interpolation: interpolation)
-            filmLabel = "\(film.lookupId) \(film.name)"
-        } else if let lut = resolved.lut {
-            lookup = InterpolatedLUT(lut: try LUTFile.load(url: URL(fileURLWithPath: lut), decodeImage: LookSetup.decodeLUTImage),
-                                     interpolation: interpolation)
-            filmLabel = (lut as NSString).lastPathComponent
-        } else {
-            filmLabel = nil
-        }
-        chain = FilterChain.build(values: values, look: lookup, strength: resolved.lookupMix)
+        look = try ConvertSpec.Look(resolved: resolved, interpolation: interpolation)
+        chain = try look.chain()
     }
 
     /// Lookup and HaldCLUT images are PNG, TIFF or JPEG files: read with the project's own reader.

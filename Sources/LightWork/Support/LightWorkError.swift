@@ -38,6 +38,9 @@ public enum LightWorkError: Error, Sendable, Equatable, CustomStringConvertible 
     case workerTimedOut(seconds: Double)
     /// A program LightWork drives is not installed or cannot run (`dcraw_emu` for `verify --against-libraw`).
     case missingTool(String)
+    /// A film's lookup image or a LUT file no longer has the bytes (SHA-256) the conversion spec was made from:
+    /// nothing is rendered with other bytes.
+    case lookupChanged(file: String, expected: String, found: String)
 
     public var description: String {
         switch self {
@@ -62,6 +65,8 @@ public enum LightWorkError: Error, Sendable, Equatable, CustomStringConvertible 
         case .workerTimedOut(let seconds):
             return String(format: "timed out: still converting after %g s (raise --timeout); its worker was stopped", seconds)
         case .missingTool(let s): return s
+        case let .lookupChanged(file, expected, found):
+            return "the look changed since the conversion was set up: \(file) has SHA-256 \(found.prefix(16))…, not \(expected.prefix(16))… (run the command again to use the new file)"
         }
     }
 
@@ -85,6 +90,7 @@ public enum LightWorkError: Error, Sendable, Equatable, CustomStringConvertible 
         case .workerCrashed: return .workerCrashed
         case .workerTimedOut: return .workerTimedOut
         case .missingTool: return .missingTool
+        case .lookupChanged: return .lookupChanged
         }
     }
 }
@@ -94,7 +100,8 @@ public enum LightWorkError: Error, Sendable, Equatable, CustomStringConvertible 
 public enum FailureKind: String, Codable, Sendable, CaseIterable {
     /// One kind per `LightWorkError` case (see `LightWorkError.kind`).
     case missingInput, emptyFile, unsupportedFormat, decodeFailed, truncated, blankImage, tooManyPixels, colour,
-         writeFailed, usage, invalidDocument, locked, unlockRefused, diskFull, workerCrashed, workerTimedOut, missingTool
+         writeFailed, usage, invalidDocument, locked, unlockRefused, diskFull, workerCrashed, workerTimedOut, missingTool,
+         lookupChanged
     /// The planned output name cannot be used: it collides with an earlier input's, or is not a file name.
     case outputNameRefused
     /// A system error LightWork has no case for (the reason gives the system's words).

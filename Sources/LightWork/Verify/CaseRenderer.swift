@@ -1,8 +1,8 @@
 import Foundation
 
-/// Renders verify cases exactly as `lightwork convert` would render the same input and settings: the options are
-/// built the way convert builds them (defaults, the recipe's export block, then the case's fields) and the file
-/// goes through the one `FileConverter`.
+/// Renders verify cases exactly as `lightwork convert` would render the same input and settings: each case becomes
+/// a `ConvertSpec` built the way convert builds one (defaults, the recipe's export block, then the case's fields)
+/// and the file goes through the one `FileConverter` made from it.
 public struct CaseRenderer: Sendable {
     /// Where the suite's relative paths start.
     public let suiteDirectory: URL
@@ -29,9 +29,9 @@ public struct CaseRenderer: Sendable {
         CaseRenderer.resolvePath(path, from: suiteDirectory)
     }
 
-    /// The convert options for `c`, writing into `outputDirectory`. Throws for a bad recipe, an unknown or locked
+    /// The conversion spec for `c`, writing into `outputDirectory`. Throws for a bad recipe, an unknown or locked
     /// film, a lossy format.
-    public func options(for c: VerifyCase, outputDirectory: URL) throws -> ConvertOptions {
+    public func spec(for c: VerifyCase, outputDirectory: URL) throws -> ConvertSpec {
         var recipe = try c.recipe.map { try Recipe.load(from: resolve($0), ranges: ranges) } ?? Recipe.neutral
         var sets = (c.set ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.number($0.value))" }
         if let film = c.film { sets.append("film=\(film)") }
@@ -43,36 +43,35 @@ public struct CaseRenderer: Sendable {
             catalog = try FilmCatalog.bundled(profiles: profiles)
             store = try entitlements ?? Entitlements.loadDefault()
         }
-        let look = try LookSetup(recipe: recipe, ranges: ranges, catalog: catalog, entitlements: store)
+        let resolved = try recipe.resolve(ranges: ranges, catalog: catalog, entitlements: store)
 
         var encode = EncodeSettings()
         var colorSpace = OutputColorSpace.srgb
-        look.resolved.export?.apply(to: &encode, colorSpace: &colorSpace)
+        resolved.export?.apply(to: &encode, colorSpace: &colorSpace)
         if let f = c.format { encode.format = f }
         if let cs = c.colorspace { colorSpace = cs }
         if let compression = c.compression { encode.tiffCompression = compression }
         guard VerifyCase.losslessFormats.contains(encode.format) else {
             throw LightWorkError.usage("case \"\(c.name)\": the recipe asks for \(encode.format.rawValue), which is lossy; give the case a \"format\" (\(VerifyCase.losslessFormats.map(\.rawValue).joined(separator: ", ")))")
         }
-        var decode = DecodeOptions()
+        var decode = ConvertSpec.Decode()
         if let m = c.colorModel { decode.colorModel = m }
         if let d = c.demosaic { decode.demosaic = d }
-        var options = ConvertOptions(outputDirectory: outputDirectory, encode: encode, colorSpace: colorSpace, decode: decode,
-                                     chain: look.chain)
-        options.recordSettings(look: look, lutInterpolation: nil)
-        options.resize = try c.longEdge.map { try ResizeSpec(.longEdge($0)) }
-        return options
+        let export = ConvertSpec.Export(format: encode.format, quality: encode.jpegQuality, compression: encode.tiffCompression,
+                                        colorSpace: colorSpace, resize: try c.longEdge.map { try ResizeSpec(.longEdge($0)) })
+        return ConvertSpec(look: try ConvertSpec.Look(resolved: resolved), decode: decode, export: export,
+                           output: ConvertSpec.Output(directory: outputDirectory))
     }
 
-    /// Renders `c` with `options` (from `options(for:outputDirectory:)`) into their output folder as
-    /// `<name>.<ext>` and returns the file. Throws `RenderFailure` with the converter's reason when the input
-    /// cannot be decoded or written, `missingInput` when it is not there.
-    public func render(_ c: VerifyCase, options: ConvertOptions) throws -> URL {
-        let directory = options.outputDirectory
+    /// Renders `c` with `spec` (from `spec(for:outputDirectory:)`) into its output folder as `<name>.<ext>` and
+    /// returns the file. Throws `RenderFailure` with the converter's reason when the input cannot be decoded or
+    /// written, `missingInput` when it is not there, the converter's error when the film or LUT cannot be loaded.
+    public func render(_ c: VerifyCase, spec: ConvertSpec) throws -> URL {
+        let directory = spec.output.directory
         let input = resolve(c.input)
         guard FileManager.default.fileExists(atPath: input.path) else { throw LightWorkError.missingInput(input.path) }
-        let relative = "\(c.name).\(options.encode.format.fileExtension)"
-        let entry = FileConverter(options: options).convert(InputItem(url: input, displayPath: c.input, relativePath: relative), to: relative)
+        let relative = "\(c.name).\(spec.export.format.fileExtension)"
+        let entry = try FileConverter(spec: spec).convert(InputItem(url: input, displayPath: c.input, relativePath: relative), to: relative)
         guard entry.status == .converted else { throw RenderFailure(description: entry.reason ?? "conversion failed") }
         return directory.appendingPathComponent(relative)
     }

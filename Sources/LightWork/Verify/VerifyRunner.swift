@@ -125,12 +125,12 @@ public enum VerifyRunner {
         // Render.
         let candidateURL: URL
         do {
-            let convert = try renderer.options(for: c, outputDirectory: candidates)
-            let format = convert.encode.format
+            let spec = try renderer.spec(for: c, outputDirectory: candidates)
+            let format = spec.export.format
             if let golden = c.golden, !GoldenStore.extensionMatches(golden: golden, format: format) {
                 return setupError("golden \(golden) does not fit the \(format.rawValue) output: name it .\(format.fileExtension)")
             }
-            candidateURL = try renderer.render(c, options: convert)
+            candidateURL = try renderer.render(c, spec: spec)
         } catch let failure as CaseRenderer.RenderFailure {
             r.status = .failed
             r.failures.append("render failed: \(failure.description)")

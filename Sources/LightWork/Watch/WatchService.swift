@@ -80,7 +80,7 @@ public final class WatchService {
         self.converter = converter
         self.configuration = configuration
         inboxPath = configuration.inbox.standardizedFileURL.path
-        var excluded = [configuration.manifestURL.deletingLastPathComponent(), converter.options.outputDirectory]
+        var excluded = [configuration.manifestURL.deletingLastPathComponent(), converter.outputDirectory]
         if let a = configuration.archive { excluded.append(a) }
         if let f = configuration.failed { excluded.append(f) }
         scanner = InboxScanner(root: URL(fileURLWithPath: inboxPath),
@@ -88,7 +88,7 @@ public final class WatchService {
         let settle = configuration.poll.map { max(configuration.settle, $0 * 0.9) } ?? configuration.settle
         tracker = FileStability(settle: settle, giveUp: configuration.giveUp)
         manifest = Manifest(tool: Manifest.ToolInfo(version: LightWorkVersion.current, libraries: LightWorkVersion.libraries),
-                            settings: converter.options.settings, host: ProcessInfo.processInfo.hostName, startedAt: Date())
+                            settings: converter.settings, host: ProcessInfo.processInfo.hostName, startedAt: Date())
         startClock = WatchService.clock()
     }
 
@@ -109,7 +109,7 @@ public final class WatchService {
         guard FileManager.default.fileExists(atPath: inboxPath, isDirectory: &isDir), isDir.boolValue else {
             throw WatchError("the inbox \(inboxPath) is not a folder")
         }
-        try FileManager.default.createDirectory(at: converter.options.outputDirectory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: converter.outputDirectory, withIntermediateDirectories: true)
         ledger = try WatchLedger(url: configuration.journalURL)
         if ledger.droppedLines > 0 { notice("journal: dropped \(ledger.droppedLines) incomplete record(s) left by a kill") }
         for (entry, digest) in ledger.replayedEntries {
@@ -120,7 +120,7 @@ public final class WatchService {
         manifest.updateSummary()
 
         // Temporaries a killed run left beside the outputs it had started, the manifest and the status file.
-        let finals = ledger.unfinished.compactMap { $0.output.map { converter.options.outputDirectory.appendingPathComponent($0) } }
+        let finals = ledger.unfinished.compactMap { $0.output.map { converter.outputDirectory.appendingPathComponent($0) } }
             + [configuration.manifestURL, configuration.statusURL]
         let swept = TemporaryFileSweeper.sweep(finals: finals)
         if swept > 0 { notice("removed \(swept) temporary file(s) left by an interrupted watch") }
@@ -336,7 +336,7 @@ public final class WatchService {
 
     private func makePool() -> WorkerPool? {
         guard case .workers(let launch) = configuration.batch.isolation else { return nil }
-        return WorkerPool(launch: launch, size: configuration.batch.jobs, timeout: configuration.batch.timeout,
+        return WorkerPool(launch: launch, spec: converter.spec, size: configuration.batch.jobs, timeout: configuration.batch.timeout,
                           recycleAfter: configuration.batch.recycleAfter)
     }
 
@@ -384,7 +384,7 @@ public final class WatchService {
 
         let seq = ledger.takeSeq()
         let reserved = Set(inFlight.values.map { $0.job.output.lowercased() })
-        let out = converter.options.outputDirectory
+        let out = converter.outputDirectory
         let plan = BatchPlanner.plan(items: [item(rel)], rules: configuration.rules, owners: ledger.owners, firstIndex: seq, indexWidth: 4) { candidate in
             if reserved.contains(candidate.lowercased()) { return true }
             var st = stat()
@@ -438,7 +438,7 @@ public final class WatchService {
     }
 
     private func lost(_ job: WorkerJob, error: LightWorkError, pid: pid_t) throws {
-        if pid > 0 { TemporaryFileSweeper.sweep(finals: [converter.options.outputDirectory.appendingPathComponent(job.output)], pid: pid) }
+        if pid > 0 { TemporaryFileSweeper.sweep(finals: [converter.outputDirectory.appendingPathComponent(job.output)], pid: pid) }
         var entry = Manifest.Entry(input: Manifest.Input(path: job.displayPath, relativePath: job.relativePath), status: .failed,
                                    reason: error.description, failureKind: error.kind)
         entry.input.size = inFlight[job.index]?.signature.size
@@ -476,7 +476,7 @@ public final class WatchService {
         guard let pool else { return }
         let abandoned = pool.abandonAll()
         for (job, pid) in abandoned {
-            TemporaryFileSweeper.sweep(finals: [converter.options.outputDirectory.appendingPathComponent(job.output)], pid: pid)
+            TemporaryFileSweeper.sweep(finals: [converter.outputDirectory.appendingPathComponent(job.output)], pid: pid)
             inFlight[job.index] = nil
         }
         if !abandoned.isEmpty { notice("abandoned \(abandoned.count) file(s) in flight; the next watch converts them") }
@@ -532,8 +532,8 @@ public final class WatchService {
             var rules = newRules
             rules.filter = configuration.rules.filter
             configuration.rules = rules
-            manifest.settings = newConverter.options.settings
-            manifest.settingsDigest = Manifest.digest(settings: newConverter.options.settings, toolVersion: manifest.tool.version)
+            manifest.settings = newConverter.settings
+            manifest.settingsDigest = Manifest.digest(settings: newConverter.settings, toolVersion: manifest.tool.version)
             annotateSettings()
             manifestDirty = true
             onEvent(.reloaded(settings: manifest.settings, digest: manifest.settingsDigest))
@@ -585,9 +585,9 @@ public final class WatchService {
 
     /// The status as of now.
     public func status(now: Double = WatchService.clock()) -> WatchStatus {
-        var s = WatchStatus(pid: getpid(), inbox: inboxPath, output: converter.options.outputDirectory.path,
+        var s = WatchStatus(pid: getpid(), inbox: inboxPath, output: converter.outputDirectory.path,
                             manifest: configuration.manifestURL.path, mode: modeDescription, startedAt: Manifest.timestamp(startedAt),
-                            state: state, recipe: converter.options.settings.recipeName, settingsDigest: manifest.settingsDigest)
+                            state: state, recipe: converter.settings.recipeName, settingsDigest: manifest.settingsDigest)
         s.updatedAt = Manifest.timestamp(Date())
         s.uptime = (now - startClock).rounded()
         s.waiting = tracker.count
