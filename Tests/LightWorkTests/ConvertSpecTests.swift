@@ -27,10 +27,7 @@ final class ConvertSpecTests: XCTestCase {
     }
 
     func testSpecRoundTripsThroughJSON() throws {
-        let dir = try TestPaths.temporaryDirectory(self)
-        let cube = dir.appendingPathComponent("swap.cube")
-        try writeCube(cube)
-        let spec = try fullSpec(lut: cube, output: dir.appendingPathComponent("out"))
+        let (_, cube, _, spec) = try lutBatch(output: "out")
         XCTAssertEqual(spec.look.lookup?.sha256, try SHA256.hex(fileAt: cube))
         let line = try WorkerLine.encode(WorkerStart(spec: spec, threads: 3, memoryLimit: 1 << 31))
         XCTAssertEqual(line.filter { $0 == 0x0A }.count, 1, "one line, newline-terminated")
@@ -98,12 +95,17 @@ final class ConvertSpecTests: XCTestCase {
         return runner.run(jobs, onEvent: { _ in }, onManifestError: { XCTFail("\($0)") })
     }
 
-    func testWorkerStartedWithASpecConvertsAsThisProcessDoes() throws {
+    /// A temporary folder with the batch inputs and a LUT, and the full spec using it.
+    private func lutBatch(output: String) throws -> (dir: URL, cube: URL, items: [InputItem], spec: ConvertSpec) {
         let dir = try TestPaths.temporaryDirectory(self)
         let cube = dir.appendingPathComponent("swap.cube")
         try writeCube(cube)
-        let items = try inputs(dir)
-        var spec = try fullSpec(lut: cube, output: dir.appendingPathComponent("here"))
+        return (dir, cube, try inputs(dir), try fullSpec(lut: cube, output: dir.appendingPathComponent(output)))
+    }
+
+    func testWorkerStartedWithASpecConvertsAsThisProcessDoes() throws {
+        let (dir, _, items, made) = try lutBatch(output: "here")
+        var spec = made
         let here = run(items, converter: try FileConverter(spec: spec), workers: false)
         spec.output.directory = dir.appendingPathComponent("workers")
         let there = run(items, converter: try FileConverter(spec: spec), workers: true)
@@ -122,11 +124,8 @@ final class ConvertSpecTests: XCTestCase {
     }
 
     func testLUTChangedAfterTheSpecWasMadeFailsWithAReason() throws {
-        let dir = try TestPaths.temporaryDirectory(self)
-        let cube = dir.appendingPathComponent("swap.cube")
-        try writeCube(cube)
-        let items = try inputs(dir)
-        var spec = try fullSpec(lut: cube, output: dir.appendingPathComponent("out"))
+        let (_, cube, items, made) = try lutBatch(output: "out")
+        var spec = made
         let expected = try XCTUnwrap(spec.look.lookup?.sha256)
         // Made before the change: the parent's converter holds the old table; its workers load the file again.
         let converter = try FileConverter(spec: spec)

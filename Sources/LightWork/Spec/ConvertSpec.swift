@@ -61,14 +61,10 @@ public struct ConvertSpec: Codable, Sendable, Equatable {
         /// SHA-256 (hex) of the file's bytes when the spec was made.
         public var sha256: String
 
+        /// A catalog film (made by resolving a recipe against the catalog; see `Look.init(resolved:)`).
         public struct Film: Codable, Sendable, Equatable {
             public var lookupId: String
             public var name: String
-
-            public init(lookupId: String, name: String) {
-                self.lookupId = lookupId
-                self.name = name
-            }
         }
 
         public init(film: Film?, path: String, sha256: String) {
@@ -98,14 +94,6 @@ public struct ConvertSpec: Codable, Sendable, Equatable {
         public var intent: DecodeOptions.RenderingIntent
         /// Images above this many pixels are refused before allocating.
         public var maxPixels: Int
-
-        public init(demosaic: DecodeOptions.Demosaic = .ahd, colorModel: DecodeOptions.ColorModel = .dng,
-                    intent: DecodeOptions.RenderingIntent = .relative, maxPixels: Int = DecodeOptions().maxPixels) {
-            self.demosaic = demosaic
-            self.colorModel = colorModel
-            self.intent = intent
-            self.maxPixels = maxPixels
-        }
     }
 
     /// How outputs are encoded.
@@ -177,6 +165,14 @@ public struct ConvertSpec: Codable, Sendable, Equatable {
     /// The settings digest a manifest written by `toolVersion` records for this spec.
     public func settingsDigest(toolVersion: String = LightWorkVersion.current) -> String {
         Manifest.digest(settings: settings, toolVersion: toolVersion)
+    }
+}
+
+extension ConvertSpec.Decode {
+    /// LightWork's defaults: those of `DecodeOptions` (`--demosaic ahd`, `--color-model dng`, `--intent relative`, 200 MP).
+    public init() {
+        let d = DecodeOptions()
+        self.init(demosaic: d.demosaic, colorModel: d.colorModel, intent: d.intent, maxPixels: d.maxPixels)
     }
 }
 
