@@ -153,6 +153,28 @@ final class ConvertSpecTests: XCTestCase {
         XCTAssertNoThrow(try FileConverter(spec: spec))
     }
 
+    /// `lightwork worker` parses no convert options; its work starts with a `WorkerStart` line, or not at all.
+    func testWorkerTakesNoArgumentsAndWantsAStartLine() throws {
+        let r = try CLIRunner.run(["worker", "-o", "/tmp/x", "--recipe", "r.json"])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.stderr.contains("takes no arguments"), r.stderr)
+        let p = Process()
+        p.executableURL = CLIRunner.binary
+        p.arguments = ["worker"]
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        (p.standardInput, p.standardOutput, p.standardError) = (input, output, errors)
+        try p.run()
+        // A job line where the start message belongs.
+        let job = WorkerJob(index: 1, item: InputItem(url: URL(fileURLWithPath: "/tmp/a.dng"), displayPath: "a.dng", relativePath: "a.dng"),
+                            output: "a.tif", previous: nil)
+        input.fileHandleForWriting.write(try WorkerLine.encode(job))
+        try input.fileHandleForWriting.close()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 2)
+        XCTAssertEqual(output.fileHandleForReading.readDataToEndOfFile(), Data(), "no reply to a worker that was not started")
+        XCTAssertTrue(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("not a start message"))
+    }
+
     /// A verify case becomes the spec `convert` builds from the same settings, and renders the same bytes.
     func testVerifyRendersThroughTheSpecConvertBuilds() throws {
         let dir = try TestPaths.temporaryDirectory(self)
