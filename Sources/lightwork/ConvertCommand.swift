@@ -97,8 +97,7 @@ enum ConvertCommand {
         // Outputs an earlier run recorded here are this export's own (see CollisionPolicy): this run's manifest,
         // those of other shard splits or a whole run in the same folder, and the outputs an interrupted run
         // announced before writing them.
-        let previous = ResumeIndex.candidates(first: manifestURL, in: options.outputDirectory)
-            .compactMap { (try? Data(contentsOf: $0)).flatMap { try? Manifest.decode($0) } }
+        let previous = ManifestStore.previousRuns(first: manifestURL, in: options.outputDirectory)
         let plan = BatchPlanner.plan(paths: parsed.positionals, rules: rules, outputDirectory: options.outputDirectory, previous: previous,
                                      intents: OutputIntents.all(first: manifestURL, in: options.outputDirectory))
         if plan.jobs.isEmpty {
