@@ -253,4 +253,26 @@ final class JobSchedulerTests: XCTestCase {
         XCTAssertLessThan(JobScheduler.clock() - start, 1, "no grace period")
         XCTAssertEqual(turning.abandoned, [1, 2])
     }
+    /// The watch on the in-process executor (`--no-isolation`): `--once` converts the inbox and stops; a restart
+    /// with another look converts nothing again, and its manifest notes that both entries have other settings.
+    func testWatchOnceConvertsTheInboxInThisProcess() throws {
+        let f = try WatchFixture(self)
+        for url in try f.makeDNGs(2) { try f.drop(url) }
+        let base = ["watch", f.inbox.path, "-o", f.out.path, "--once", "--no-isolation", "--settle", "0.2", "--heartbeat", "0"]
+        let first = try CLIRunner.run(base)
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let m1 = try XCTUnwrap(f.manifest())
+        XCTAssertEqual(m1.summary, Manifest.Summary(total: 2, converted: 2, skipped: 0, failed: 0))
+        XCTAssertEqual(m1.entries.map(\.input.relativePath), ["f1.dng", "f2.dng"])
+        XCTAssertTrue(m1.entries.allSatisfy { $0.notes.allSatisfy { !$0.contains("other settings") } })
+        XCTAssertEqual(try WatchStatus.read(f.statusURL).state, .stopped)
+
+        let second = try CLIRunner.run(base + ["--set", "contrast=20"])
+        XCTAssertEqual(second.status, 0, second.stderr)
+        let m2 = try XCTUnwrap(f.manifest())
+        XCTAssertNotEqual(m2.settingsDigest, m1.settingsDigest)
+        XCTAssertEqual(m2.entries.map(\.output?.sha256), m1.entries.map(\.output?.sha256), "nothing converted again")
+        let note = "converted with other settings (settings digest \(m1.settingsDigest.prefix(16))…; the recipe was changed since)"
+        XCTAssertEqual(m2.entries.map { $0.notes.filter { $0.contains("other settings") } }, [[note], [note]])
+    }
 }
