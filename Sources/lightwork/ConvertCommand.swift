@@ -100,8 +100,7 @@ enum ConvertCommand {
         // Outputs an earlier run recorded here are this export's own (see CollisionPolicy): this run's manifest,
         // those of other shard splits or a whole run in the same folder, and the outputs an interrupted run
         // announced before writing them.
-        let previous = ResumeIndex.candidates(first: manifestURL, in: spec.output.directory)
-            .compactMap { (try? Data(contentsOf: $0)).flatMap { try? Manifest.decode($0) } }
+        let previous = ManifestStore.previousRuns(first: manifestURL, in: spec.output.directory)
         let plan = BatchPlanner.plan(paths: parsed.positionals, rules: rules, outputDirectory: spec.output.directory, previous: previous,
                                      intents: OutputIntents.all(first: manifestURL, in: spec.output.directory))
         if plan.jobs.isEmpty {

@@ -25,12 +25,12 @@ enum StatusReport {
         let alive = status.processAlive
         if parsed.has("json") {
             var s = status
-            if !alive && s.state != "stopped" { s.state = "not running" }
+            if !alive && s.state != .stopped { s.state = .notRunning }
             if let data = try? s.encoded() { FileHandle.standardOutput.write(data) }
             return alive ? 0 : 3
         }
-        let state = alive ? "\(status.state) (pid \(status.pid), \(status.mode), up \(ProgressMeter.clock(status.uptime)))"
-            : status.state == "stopped" ? "stopped at \(status.updatedAt)" : "not running (last update \(status.updatedAt); it was killed or crashed)"
+        let state = alive ? "\(status.state.rawValue) (pid \(status.pid), \(status.mode), up \(ProgressMeter.clock(status.uptime)))"
+            : status.state == .stopped ? "stopped at \(status.updatedAt)" : "not running (last update \(status.updatedAt); it was killed or crashed)"
         var lines = ["watch of \(status.inbox) -> \(status.output): \(state)",
                      "  \(status.waiting) being written or settling, \(status.queued) queued, \(status.inProgress) in progress",
                      "  \(status.converted) converted, \(status.skipped) skipped, \(status.failed) failed (since the watch began)"]

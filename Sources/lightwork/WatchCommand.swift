@@ -201,9 +201,9 @@ enum WatchCommand {
                 console.error("\(item.relativePath): \(entry.reason ?? "failed")")
             }
         case .heartbeat(let s):
-            console.event(["event": "heartbeat", "state": s.state, "waiting": s.waiting, "queued": s.queued, "inProgress": s.inProgress,
+            console.event(["event": "heartbeat", "state": s.state.rawValue, "waiting": s.waiting, "queued": s.queued, "inProgress": s.inProgress,
                            "converted": s.converted, "skipped": s.skipped, "failed": s.failed, "uptime": s.uptime])
-            console.info("heartbeat: \(s.state); \(s.waiting) settling, \(s.queued) queued, \(s.inProgress) in progress; "
+            console.info("heartbeat: \(s.state.rawValue); \(s.waiting) settling, \(s.queued) queued, \(s.inProgress) in progress; "
                          + "\(s.converted) converted, \(s.skipped) skipped, \(s.failed) failed")
         case let .reloaded(settings, digest):
             console.event(["event": "reloaded", "recipe": settings.recipeName ?? "", "settingsDigest": digest])

@@ -146,7 +146,7 @@ final class WatchIntegrationTests: XCTestCase {
         XCTAssertNotNil(m.finishedAt)
         try BatchFixture.assertOutputsValid(m, in: f.out)
         XCTAssertEqual(try f.outputs().count, m.summary.converted, "every output under a final name is a recorded, complete one")
-        XCTAssertEqual(try WatchStatus.read(f.statusURL).state, "stopped")
+        XCTAssertEqual(try WatchStatus.read(f.statusURL).state, .stopped)
 
         let again = try CLIRunner.run(["watch", f.inbox.path, "-o", f.out.path, "--settle", "0.2", "--once", "--heartbeat", "0"])
         XCTAssertEqual(again.status, 0, again.stderr)
@@ -260,7 +260,7 @@ final class WatchIntegrationTests: XCTestCase {
         XCTAssertEqual(run.finish(within: 60).status, 0)
         let stopped = try CLIRunner.run(["watch", "--status", f.out.path, "--json"])
         XCTAssertEqual(stopped.status, 3)
-        XCTAssertEqual(try JSONDecoder().decode(WatchStatus.self, from: Data(stopped.stdout.utf8)).state, "stopped")
+        XCTAssertEqual(try JSONDecoder().decode(WatchStatus.self, from: Data(stopped.stdout.utf8)).state, .stopped)
 
         // A second watch on the same output folder is refused while one runs.
         let holder = try f.start()

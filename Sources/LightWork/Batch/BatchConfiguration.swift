@@ -1,7 +1,7 @@
 import Foundation
 
-/// How a batch runs, as opposed to what it produces (`ConvertSpec`): none of this changes output bytes,
-/// so none of it is in the settings digest.
+/// How a batch or a watch runs its files (the `JobScheduler`'s settings), as opposed to what it produces
+/// (`ConvertSpec`): none of this changes output bytes, so none of it is in the settings digest.
 public struct BatchConfiguration: Sendable {
     /// Where files are converted.
     public enum Isolation: Sendable {

@@ -16,7 +16,8 @@ public final class BatchRunner: @unchecked Sendable {
     public let converter: FileConverter
     public let manifestURL: URL
     public let configuration: BatchConfiguration
-    public private(set) var manifest: Manifest
+    /// The manifest as recorded so far (final once `run` returned).
+    public var manifest: Manifest { store.manifest }
     /// SIGINT or SIGTERM when the run was interrupted by one (the command then exits 128 + signal).
     public private(set) var interruptSignal: Int32?
     /// Why the run stopped before its end other than a signal (a full disk); nil otherwise.
@@ -29,23 +30,28 @@ public final class BatchRunner: @unchecked Sendable {
     /// Lines worth telling the user (resume decisions, temporaries removed, interruption).
     public var onNotice: (String) -> Void = { _ in }
 
-    private var lastSave: UInt64 = 0
-    private var lastSaveCost = 0.0
+    private let store: ManifestStore
 
     public init(converter: FileConverter, manifestURL: URL, startedAt: Date = Date(), configuration: BatchConfiguration = BatchConfiguration()) {
         self.converter = converter
         self.manifestURL = manifestURL
         self.configuration = configuration
-        let host = ProcessInfo.processInfo.hostName
-        manifest = Manifest(tool: Manifest.ToolInfo(version: LightWorkVersion.current, libraries: LightWorkVersion.libraries),
-                            settings: converter.settings, host: host, startedAt: startedAt)
-        manifest.shard = configuration.shard.map { Manifest.ShardInfo(index: $0.index, count: $0.count) }
+        store = ManifestStore(url: manifestURL, settings: converter.settings, startedAt: startedAt, shard: configuration.shard)
     }
 
     /// Runs a planned batch (`BatchPlanner` decided names, collisions, pairs and exclusions); returns the final
     /// manifest. Manifest write failures are reported through `onManifestError`.
     @discardableResult
     public func run(_ jobs: [PlannedJob], onEvent: (Event) -> Void, onManifestError: (LightWorkError) -> Void) -> Manifest {
+        withoutActuallyEscaping(onEvent) { onEvent in
+            withoutActuallyEscaping(onManifestError) { onManifestError in
+                run(jobs, events: onEvent, manifestErrors: onManifestError)
+            }
+        }
+    }
+
+    private func run(_ jobs: [PlannedJob], events onEvent: @escaping (Event) -> Void,
+                     manifestErrors onManifestError: @escaping (LightWorkError) -> Void) -> Manifest {
         // The plan covers every input, so each shard agrees on names and collisions; the shard then takes its slice.
         var selected: [(index: Int, job: PlannedJob)] = []
         for (i, job) in jobs.enumerated() {
@@ -63,35 +69,23 @@ public final class BatchRunner: @unchecked Sendable {
         let resume = configuration.force
             ? ResumeIndex(reason: nil)
             : ResumeIndex(manifestURLs: ResumeIndex.candidates(first: manifestURL, in: outputDirectory),
-                          settingsDigest: manifest.settingsDigest, toolVersion: manifest.tool.version)
+                          settingsDigest: store.settingsDigest, toolVersion: store.manifest.tool.version)
         if let reason = resume.unusableReason { onNotice(reason) }
 
+        let scheduler = JobScheduler(configuration: configuration, converter: converter)
         var done = 0
         func record(_ index: Int, _ item: InputItem, _ entry: Manifest.Entry) {
             var entry = entry
             entry.input.index = index
-            insert(entry)
-            if let e = save(force: false) { onManifestError(e) }
+            store.insert(entry)
+            do { try store.save(force: false) } catch { onManifestError(error) }
             done += 1
             onEvent(.finished(index: done, total: total, item: item, entry: entry))
             if entry.status == .failed, entry.failureKind == .diskFull, let reason = entry.reason, stopReason == nil {
                 stopReason = "\(reason): stopping; free space and run the same command again to finish the batch"
                 onNotice(stopReason!)
+                scheduler.requestStop()
             }
-        }
-        func lost(_ job: WorkerJob, error: LightWorkError, signal: Int32?, pid: pid_t) {
-            if pid > 0 {
-                TemporaryFileSweeper.sweep(finals: [outputDirectory.appendingPathComponent(job.output)], pid: pid)
-            }
-            var reason = error.description
-            // A refused allocation ends a worker with a trap (Swift) or an abort (C++ bad_alloc), not a SIGSEGV.
-            if let limit = configuration.workerMemoryLimit, let signal, [SIGILL, SIGTRAP, SIGABRT].contains(signal) {
-                reason += String(format: " (a file needing more than --worker-memory %.1f GiB also ends this way)", Double(limit) / Double(1 << 30))
-            }
-            var entry = Manifest.Entry(input: Manifest.Input(path: job.displayPath, relativePath: job.relativePath), status: .failed,
-                                       reason: reason, failureKind: error.kind)
-            entry.input.size = ResumeIndex.fileSize(job.path)
-            record(job.index, job.item, entry)
         }
 
         let intents = OutputIntents(manifestURL: manifestURL)
@@ -116,111 +110,62 @@ public final class BatchRunner: @unchecked Sendable {
             }
         }
 
-        let inProcess: Bool
-        if case .inProcess = configuration.isolation { inProcess = true } else { inProcess = false }
-        let signals = configuration.handleSignals ? InterruptSignals(hardStopOnSecond: inProcess) : nil
-        func stopping() -> Bool { (signals?.count ?? 0) > 0 || stopReason != nil }
+        let source = PlannedQueue(queue, gracePeriod: configuration.gracePeriod, notice: onNotice, start: { job in
+            onEvent(.converting(index: job.index, total: total, item: job.item))
+            intents.record(output: job.output, input: job.relativePath)
+        }, record: { job, entry in record(job.index, job.item, entry) })
+        let outcome = (try? scheduler.run(source)) ?? .stopped    // a planned queue throws nothing
+        peakWorkerRSSKiB = scheduler.peakWorkerRSSKiB
+        peakTotalWorkerRSSKiB = scheduler.peakTotalWorkerRSSKiB
+        workersStarted = scheduler.workersStarted
 
-        switch configuration.isolation {
-        case .inProcess:
-            for job in queue {
-                if stopping() { break }
-                onEvent(.converting(index: job.index, total: total, item: job.item))
-                intents.record(output: job.output, input: job.relativePath)
-                record(job.index, job.item, BatchJob.perform(job, converter: converter))
-            }
-        case .workers(let launch):
-            let pool = WorkerPool(launch: launch, spec: converter.spec, size: configuration.jobs, timeout: configuration.timeout, recycleAfter: configuration.recycleAfter)
-            var pending = queue[...]
-            var nextEstimate: Int?
-            var graceEnds: UInt64?
-            while true {
-                let now = DispatchTime.now().uptimeNanoseconds
-                if stopping() {
-                    if graceEnds == nil {
-                        graceEnds = now + UInt64(configuration.gracePeriod * 1e9)
-                        if signals?.signal != nil, pool.inFlight > 0 {
-                            onNotice(String(format: "interrupted: finishing %d file(s) in flight (at most %g s; interrupt again to abandon them)",
-                                            pool.inFlight, configuration.gracePeriod))
-                        }
-                    }
-                } else {
-                    while pool.canDispatch, let job = pending.first {
-                        let estimate = nextEstimate ?? MemoryBudget.estimate(for: job.item.url)
-                        if let budget = configuration.memoryBudget,
-                           !budget.allows(estimate, inFlight: pool.inFlightEstimate, filesInFlight: pool.inFlight) {
-                            nextEstimate = estimate
-                            break
-                        }
-                        nextEstimate = nil
-                        pending.removeFirst()
-                        onEvent(.converting(index: job.index, total: total, item: job.item))
-                        intents.record(output: job.output, input: job.relativePath)
-                        if case let .lost(job, error, signal, pid)? = pool.dispatch(job, estimate: estimate) {
-                            lost(job, error: error, signal: signal, pid: pid)
-                        }
-                    }
-                }
-                if pool.inFlight == 0, pending.isEmpty || stopping() { break }
-                if let graceEnds, (signals?.count ?? 0) >= 2 || now >= graceEnds {
-                    let abandoned = pool.abandonAll()
-                    for (job, pid) in abandoned {
-                        TemporaryFileSweeper.sweep(finals: [outputDirectory.appendingPathComponent(job.output)], pid: pid)
-                    }
-                    if !abandoned.isEmpty { onNotice("abandoned \(abandoned.count) file(s) in flight; the next run converts them") }
-                    break
-                }
-                for event in pool.wait(seconds: 0.5, wakeFD: signals?.wakeFD ?? -1) {
-                    switch event {
-                    case let .finished(job, entry): record(job.index, job.item, entry)
-                    case let .lost(job, error, signal, pid): lost(job, error: error, signal: signal, pid: pid)
-                    }
-                }
-                signals?.drain()
-            }
-            pool.shutdown()
-            peakWorkerRSSKiB = pool.peakWorkerRSSKiB
-            peakTotalWorkerRSSKiB = pool.peakTotalWorkerRSSKiB
-            workersStarted = pool.started
-        }
-
-        interruptSignal = signals?.signal
-        if interruptSignal != nil || stopReason != nil {
-            manifest.interrupted = true
-        } else {
-            manifest.finishedAt = Manifest.timestamp(Date())
-        }
-        if let e = save(force: true) {
-            onManifestError(e)
-        } else if manifest.finishedAt != nil {
-            intents.remove()    // the manifest now records every output the journal announced
-        }
-        signals?.restore()
-        return manifest
-    }
-
-    /// Inserts `entry` in input order.
-    private func insert(_ entry: Manifest.Entry) {
-        manifest.insertInInputOrder(entry)
-    }
-
-    /// Writes the manifest atomically: after every file while that is cheap, else at most every tenth of the
-    /// time spent (a 10,000-entry manifest is megabytes of JSON; a file not yet recorded is only redone).
-    private func save(force: Bool) -> LightWorkError? {
-        let start = DispatchTime.now().uptimeNanoseconds
-        if !force, Double(start &- lastSave) / 1e9 < lastSaveCost * 10 { return nil }
-        defer {
-            lastSave = DispatchTime.now().uptimeNanoseconds
-            lastSaveCost = Double(lastSave - start) / 1e9
-        }
+        if case .interrupted(let signal) = outcome { interruptSignal = signal }
+        store.finish(interrupted: interruptSignal != nil || stopReason != nil)
         do {
-            try FileManager.default.createDirectory(at: manifestURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try AtomicFile.write(data: try manifest.encoded(), to: manifestURL)
-            return nil
-        } catch let e as LightWorkError {
-            return e
+            try store.save(force: true)
+            if store.manifest.finishedAt != nil { intents.remove() }    // the manifest now records every output the journal announced
         } catch {
-            return .writeFailed("manifest \(manifestURL.path): \(FileConverter.describe(error))")
+            onManifestError(error)
         }
+        return store.manifest
+    }
+}
+
+/// A planned batch as the scheduler sees it: the jobs in input order, each announced as it starts.
+private final class PlannedQueue: JobSource {
+    private var pending: ArraySlice<WorkerJob>
+    private let gracePeriod: Double
+    private let notice: (String) -> Void
+    private let start: (WorkerJob) -> Void
+    private let record: (WorkerJob, Manifest.Entry) -> Void
+
+    init(_ jobs: [WorkerJob], gracePeriod: Double, notice: @escaping (String) -> Void, start: @escaping (WorkerJob) -> Void,
+         record: @escaping (WorkerJob, Manifest.Entry) -> Void) {
+        pending = jobs[...]
+        self.gracePeriod = gracePeriod
+        self.notice = notice
+        self.start = start
+        self.record = record
+    }
+
+    func nextInput() -> URL? { pending.first?.item.url }
+
+    func takeJob() -> WorkerJob? {
+        let job = pending.removeFirst()
+        start(job)
+        return job
+    }
+
+    var isExhausted: Bool { pending.isEmpty }
+
+    func jobFinished(_ job: WorkerJob, entry: Manifest.Entry, lost: Bool) { record(job, entry) }
+
+    func schedulerStopping(_ cause: JobScheduler.StopCause, inFlight: Int) {
+        guard case .signal = cause, inFlight > 0 else { return }
+        notice(String(format: "interrupted: finishing %d file(s) in flight (at most %g s; interrupt again to abandon them)", inFlight, gracePeriod))
+    }
+
+    func schedulerAbandoned(_ jobs: [WorkerJob]) {
+        notice("abandoned \(jobs.count) file(s) in flight; the next run converts them")
     }
 }

@@ -1,9 +1,9 @@
 import CShims
 import Foundation
 
-/// SIGINT/SIGTERM during a batch: the handlers only record the signal and wake the batch loop through a
-/// pipe it polls; the loop then stops dispatching, lets files in flight finish (or abandons them after a
-/// grace period or a second signal), writes the manifest and the command exits 128 + signal.
+/// SIGINT/SIGTERM during a batch or a watch: the handlers only record the signal and wake the `JobScheduler`'s
+/// loop through a pipe it polls; the loop then stops dispatching and lets files in flight finish (or abandons
+/// them after a grace period or a second signal), and its client writes the manifest.
 final class InterruptSignals {
     /// Read end of the wake-up pipe (poll it for POLLIN).
     let wakeFD: Int32

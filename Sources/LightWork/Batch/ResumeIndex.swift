@@ -29,8 +29,11 @@ public struct ResumeIndex: Sendable {
         var relativeCount: [String: Int] = [:]
         var byRelative: [String: Manifest.Entry] = [:]
         for url in manifestURLs {
-            guard let data = try? Data(contentsOf: url) else { continue }
-            guard let previous = try? Manifest.decode(data) else {
+            let previous: Manifest
+            do {
+                guard let loaded = try ManifestStore.load(url) else { continue }
+                previous = loaded
+            } catch {
                 rejected = rejected ?? "the previous manifest \(url.lastPathComponent) is not readable; converting everything"
                 continue
             }

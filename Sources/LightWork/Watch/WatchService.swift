@@ -35,33 +35,33 @@ public final class WatchService {
     public private(set) var configuration: WatchConfiguration
     /// Reads the recipe and flags again (SIGHUP); nil when reloading is not offered.
     public var reload: (() throws -> (FileConverter, PlanRules))?
-    public private(set) var manifest: Manifest
+    /// The manifest as it is written.
+    public var manifest: Manifest { store.rendered }
 
     private let scanner: InboxScanner
     private let inboxPath: String
+    private let scheduler: JobScheduler
+    private let store: ManifestStore
     private var ledger: WatchLedger!
     private var tracker: FileStability
     private var ready: [FileStability.Ready] = []
     /// Files waiting for a twin in flight (same content or same path) to finish.
     private var blocked: [FileStability.Ready] = []
     private var inFlight: [Int: InFlight] = [:]
-    private var pool: WorkerPool?
-    private var signals: WatchSignals?
+    private var hangup: HangupSignal?
     private var inotify: InotifyWatcher?
     private var polling: PollingWatcher?
     private var overflowed = false
     /// Paths whose current signature is known to be handled (same content touched again), so events do not rehash them.
     private var handledSignatures: [String: FileSignature] = [:]
-    private var entryDigests: [Int: String] = [:]
     private var recentFailures: [WatchStatus.Failure] = []
     private var failedThisRun = 0
     private var pausedUntil = 0.0
-    private var state = "running"
+    private var state = WatchState.running
+    private var stopSignal: Int32?
     private var statusDirty = true
     private var lastStatusWrite = -1.0
-    private var manifestDirty = false
-    private var lastManifestSave = 0.0
-    private var lastManifestCost = 0.0
+    private var nextHeartbeat = Double.infinity
     private let startedAt = Date()
     private let startClock: Double
     private var onEvent: (Event) -> Void = { _ in }
@@ -87,13 +87,14 @@ public final class WatchService {
                                rules: WatchNameRules(filter: configuration.rules.filter, excludedFolders: excluded))
         let settle = configuration.poll.map { max(configuration.settle, $0 * 0.9) } ?? configuration.settle
         tracker = FileStability(settle: settle, giveUp: configuration.giveUp)
-        manifest = Manifest(tool: Manifest.ToolInfo(version: LightWorkVersion.current, libraries: LightWorkVersion.libraries),
-                            settings: converter.settings, host: ProcessInfo.processInfo.hostName, startedAt: Date())
+        // Saved at most a tenth of the time, and never more than 2 s behind while files trickle in.
+        store = ManifestStore(url: configuration.manifestURL, settings: converter.settings, maxStaleness: 2)
+        scheduler = JobScheduler(configuration: configuration.batch, converter: converter)
         startClock = WatchService.clock()
     }
 
     /// Seconds on the monotonic clock (the watch's timers).
-    public static func clock() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+    public static func clock() -> Double { JobScheduler.clock() }
 
     private var modeDescription: String {
         configuration.poll.map { String(format: "poll every %g s", $0) } ?? "inotify"
@@ -112,12 +113,7 @@ public final class WatchService {
         try FileManager.default.createDirectory(at: converter.outputDirectory, withIntermediateDirectories: true)
         ledger = try WatchLedger(url: configuration.journalURL)
         if ledger.droppedLines > 0 { notice("journal: dropped \(ledger.droppedLines) incomplete record(s) left by a kill") }
-        for (entry, digest) in ledger.replayedEntries {
-            if let i = entry.input.index, let digest { entryDigests[i] = digest }
-            manifest.entries.append(entry)
-        }
-        annotateSettings()
-        manifest.updateSummary()
+        store.merge(replayed: ledger.replayedEntries)
 
         // Temporaries a killed run left beside the outputs it had started, the manifest and the status file.
         let finals = ledger.unfinished.compactMap { $0.output.map { converter.outputDirectory.appendingPathComponent($0) } }
@@ -127,8 +123,9 @@ public final class WatchService {
         let interrupted = ledger.unfinished.filter { FileSignature.of(scanner.path($0.path)) != nil }.count
         if interrupted > 0 { notice("\(interrupted) file(s) were in flight when the last watch ended: converting them again") }
 
-        signals = configuration.batch.handleSignals ? WatchSignals() : nil
-        defer { signals?.restore(); pool?.shutdown() }
+        scheduler.installSignalHandlers()
+        hangup = configuration.batch.handleSignals ? HangupSignal() : nil
+        defer { scheduler.restoreSignalHandlers(); hangup?.restore() }
         // The watcher starts before the backlog scan, so nothing written in between is missed.
         if let interval = configuration.poll {
             polling = PollingWatcher(scanner: scanner, interval: interval)
@@ -146,122 +143,26 @@ public final class WatchService {
             for rel in scanner.scan().files { if observe(rel, now: now) { backlog += 1 } }
         }
         onEvent(.started(backlog: backlog, mode: modeDescription))
-        var nextHeartbeat = now + (configuration.heartbeat ?? .infinity)
-        var graceEnds: Double?
-        var outcome: Outcome?
+        nextHeartbeat = now + (configuration.heartbeat ?? .infinity)
+
+        var outcome: Outcome = .stopped(signal: SIGTERM)
         var fatal: Error?
-
-        while true {
-            let now = WatchService.clock()
-            // Signals.
-            if let s = signals, let signal = s.stopSignal, state != "stopping" {
-                state = "stopping"
-                statusDirty = true
-                graceEnds = now + configuration.batch.gracePeriod
-                outcome = .stopped(signal: signal)
-                if !inFlight.isEmpty {
-                    notice(String(format: "stopping: finishing %d file(s) in flight (at most %g s; signal again to abandon them)",
-                                  inFlight.count, configuration.batch.gracePeriod))
-                }
+        do {
+            switch try scheduler.run(self) {
+            case .completed: outcome = .drained(failed: failedThisRun)
+            case .interrupted(let signal): outcome = .stopped(signal: stopSignal ?? signal)
+            case .stopped: break
             }
-            if signals?.takeHangup() == true, reload != nil, state == "running" {
-                state = "reloading"
-                statusDirty = true
-                notice(inFlight.isEmpty ? "SIGHUP: reloading the recipe" : "SIGHUP: reloading the recipe once the \(inFlight.count) file(s) in flight are done")
-            }
-            if state == "stopping" {
-                if inFlight.isEmpty { break }
-                if let graceEnds, (signals?.stopCount ?? 0) >= 2 || now >= graceEnds { abandonInFlight(); break }
-            }
-            if state == "reloading" && inFlight.isEmpty { performReload() }
-
-            // What the watchers saw.
-            if let inotify {
-                let changes = inotify.read()
-                if changes.contains(.inboxGone) { fatal = WatchError("the inbox \(inboxPath) was removed, moved or unmounted"); break }
-                _ = take(changes, now: now)
-            }
-            if let polling, now >= polling.nextLook {
-                let changes = polling.look(now: now)
-                if changes.contains(.inboxGone) { fatal = WatchError("the inbox \(inboxPath) was removed, moved or unmounted"); break }
-                _ = take(changes, now: now)
-            }
-            if overflowed && tracker.count + ready.count < configuration.queueLimit / 2 {
-                overflowed = false
-                var found = 0
-                for rel in scanner.scan().files where observe(rel, now: now) { found += 1 }
-                if found > 0 { notice("rescanned the inbox: \(found) file(s) to look at") }
-            }
-
-            // Files that settled.
-            let room = max(0, 4 * max(1, configuration.batch.jobs) - ready.count)
-            if room > 0, let due = tracker.nextDue, due <= now {
-                let settled = tracker.collect(now: now, limit: room, look: { FileSignature.of(self.scanner.path($0)) },
-                                              complete: { FileCompleteness.check(URL(fileURLWithPath: self.scanner.path($0))).allowsConversion })
-                for r in settled where r.incomplete {
-                    notice("\(r.relativePath): still incomplete after \(Int(configuration.giveUp)) s without a change; converting it as it is")
-                }
-                ready += settled
-                if !settled.isEmpty { statusDirty = true }
-            }
-
-            // Dispatch.
-            do {
-                if state == "running" && now >= pausedUntil { try dispatchReady() }
-            } catch {
-                fatal = error
-                state = "stopping"
-                graceEnds = now + configuration.batch.gracePeriod
-            }
-
-            if configuration.once, state == "running", tracker.count == 0, ready.isEmpty, blocked.isEmpty, inFlight.isEmpty, !overflowed {
-                outcome = .drained(failed: failedThisRun)
-                break
-            }
-
-            // Heartbeat, status, manifest.
-            if now >= nextHeartbeat {
-                nextHeartbeat = now + (configuration.heartbeat ?? .infinity)
-                writeStatus(now: now)
-                onEvent(.heartbeat(status(now: now)))
-            }
-            if statusDirty && now - lastStatusWrite >= 0.5 { writeStatus(now: now) }
-            if manifestDirty { saveManifest(force: now - lastManifestSave > 2) }
-
-            // Wait for replies, events or signals.
-            var wait = 0.5
-            if let due = tracker.nextDue { wait = min(wait, due - now) }
-            if let polling { wait = min(wait, polling.nextLook - now) }
-            if statusDirty { wait = min(wait, max(0.05, lastStatusWrite + 0.5 - now)) }
-            if let graceEnds { wait = min(wait, graceEnds - now) }
-            if !ready.isEmpty && canDispatch && state == "running" && now >= pausedUntil { wait = 0 }
-            wait = max(0.005, wait)
-            let wake = (signals?.wakeFDs ?? []) + (inotify.map { [$0.fd] } ?? [])
-            if let pool {
-                for event in pool.wait(seconds: wait, wakeFD: -1, alsoWakeOn: wake) {
-                    do {
-                        switch event {
-                        case let .finished(job, entry): try finish(job, entry)
-                        case let .lost(job, error, _, pid): try lost(job, error: error, pid: pid)
-                        }
-                    } catch {
-                        fatal = fatal ?? error
-                        if state != "stopping" { state = "stopping"; graceEnds = WatchService.clock() + configuration.batch.gracePeriod }
-                    }
-                }
-            } else {
-                var fds = wake.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-                _ = poll(&fds, nfds_t(fds.count), Int32((wait * 1000).rounded(.up)))
-            }
-            signals?.drain()
+        } catch {
+            fatal = error
         }
 
-        state = "stopped"
-        manifest.finishedAt = Manifest.timestamp(Date())
+        state = .stopped
+        store.finish(interrupted: false)
         saveManifest(force: true)
         writeStatus(now: WatchService.clock())
         if let fatal { throw fatal }
-        return outcome ?? .stopped(signal: SIGTERM)
+        return outcome
     }
 
     // MARK: - Seeing files
@@ -315,61 +216,45 @@ public final class WatchService {
 
     // MARK: - Dispatching
 
-    private var canDispatch: Bool {
-        guard let pool else { return true }
-        return pool.canDispatch
-    }
-
-    private func dispatchReady() throws {
-        while !ready.isEmpty && state == "running" {
-            if case .workers = configuration.batch.isolation {
-                if pool == nil { pool = makePool() }
-                guard pool!.canDispatch else { return }
-                if let budget = configuration.batch.memoryBudget, !inFlight.isEmpty {
-                    let estimate = MemoryBudget.estimate(for: URL(fileURLWithPath: scanner.path(ready[0].relativePath)))
-                    guard budget.allows(estimate, inFlight: pool!.inFlightEstimate, filesInFlight: pool!.inFlight) else { return }
-                }
-            }
-            try prepare(ready.removeFirst())
-        }
-    }
-
-    private func makePool() -> WorkerPool? {
-        guard case .workers(let launch) = configuration.batch.isolation else { return nil }
-        return WorkerPool(launch: launch, spec: converter.spec, size: configuration.batch.jobs, timeout: configuration.batch.timeout,
-                          recycleAfter: configuration.batch.recycleAfter)
+    /// Hands a recorded job to the scheduler.
+    private func start(_ job: WorkerJob, sha: String, signature: FileSignature, digest: String) -> WorkerJob {
+        inFlight[job.index] = InFlight(seq: job.index, relativePath: job.relativePath, sha256: sha, signature: signature, job: job,
+                                       settingsDigest: digest, started: WatchService.clock())
+        statusDirty = true
+        onEvent(.converting(item: job.item))
+        return job
     }
 
     private func item(_ rel: String) -> InputItem {
         InputItem(url: URL(fileURLWithPath: scanner.path(rel)), displayPath: scanner.path(rel), relativePath: rel)
     }
 
-    /// Hashes a settled file, decides what it is (done before, a duplicate, new) and records and dispatches it.
-    private func prepare(_ r: FileStability.Ready) throws {
+    /// Hashes a settled file and decides what it is (done before, a duplicate, new): records it, or returns the
+    /// job that converts it.
+    private func prepare(_ r: FileStability.Ready) throws -> WorkerJob? {
         let rel = r.relativePath
         let now = WatchService.clock()
         let path = scanner.path(rel)
-        guard let signature = FileSignature.of(path) else { return }
-        guard signature == r.signature else { tracker.observe(rel, signature: signature, now: now); return }
-        if ledger.alreadyHandled(path: rel, signature: signature) { return }
-        if inFlight.values.contains(where: { $0.relativePath == rel }) { blocked.append(r); return }
-        guard let sha = try? SHA256.hex(fileAt: URL(fileURLWithPath: path)) else { return }
+        guard let signature = FileSignature.of(path) else { return nil }
+        guard signature == r.signature else { tracker.observe(rel, signature: signature, now: now); return nil }
+        if ledger.alreadyHandled(path: rel, signature: signature) { return nil }
+        if inFlight.values.contains(where: { $0.relativePath == rel }) { blocked.append(r); return nil }
+        guard let sha = try? SHA256.hex(fileAt: URL(fileURLWithPath: path)) else { return nil }
         guard FileSignature.of(path) == signature else {
             tracker.observe(rel, signature: FileSignature.of(path), now: now)     // written while it was read
-            return
+            return nil
         }
-        let digest = manifest.settingsDigest
+        let digest = store.settingsDigest
         if let known = ledger.record(path: rel, sha256: sha) {
             // The same content touched or copied over itself: nothing to do. Dropped again after its original
             // was moved to the archive or failed folder, it is a new arrival (a duplicate, or a retry of a failure).
-            if known.status != nil && known.movedTo == nil { handledSignatures[rel] = signature; return }
+            if known.status != nil && known.movedTo == nil { handledSignatures[rel] = signature; return nil }
             // Started before a kill and never finished: convert it again, to the name it was given.
             if known.status == nil, let output = known.output {
-                start(WorkerJob(index: known.seq, item: item(rel), output: output, previous: nil), sha: sha, signature: signature, digest: digest)
-                return
+                return start(WorkerJob(index: known.seq, item: item(rel), output: output, previous: nil), sha: sha, signature: signature, digest: digest)
             }
         }
-        if inFlight.values.contains(where: { $0.sha256 == sha }) { blocked.append(r); return }
+        if inFlight.values.contains(where: { $0.sha256 == sha }) { blocked.append(r); return nil }
         if configuration.dedupe, let first = ledger.converted(sha256: sha, settingsDigest: digest) {
             var entry = Manifest.Entry(input: Manifest.Input(path: path, relativePath: rel), status: .skipped,
                                        reason: "identical content already converted from \(first.path)" + (first.output.map { " as \($0)" } ?? "")
@@ -377,9 +262,9 @@ public final class WatchService {
             entry.input.size = signature.size
             entry.input.sha256 = sha
             // Like a batch's skipped entry, it carries the output that stands for it.
-            entry.output = manifest.entries.last(where: { $0.input.index == first.seq })?.output
+            entry.output = store.entry(index: first.seq)?.output
             try record(seq: ledger.takeSeq(), rel: rel, sha: sha, signature: signature, entry: entry, digest: digest)
-            return
+            return nil
         }
 
         let seq = ledger.takeSeq()
@@ -396,27 +281,10 @@ public final class WatchService {
             entry.input.size = signature.size
             entry.input.sha256 = sha
             try record(seq: seq, rel: rel, sha: sha, signature: signature, entry: entry, digest: digest)
-            return
+            return nil
         }
         try ledger.append(WatchRecord(op: .start, seq: seq, path: rel, sha256: sha, signature: signature, output: output))
-        start(WorkerJob(index: seq, item: item(rel), output: output, notes: planned.notes, previous: nil), sha: sha, signature: signature, digest: digest)
-    }
-
-    /// Hands a recorded job to a worker (or converts it here without isolation).
-    private func start(_ job: WorkerJob, sha: String, signature: FileSignature, digest: String) {
-        inFlight[job.index] = InFlight(seq: job.index, relativePath: job.relativePath, sha256: sha, signature: signature, job: job,
-                                       settingsDigest: digest, started: WatchService.clock())
-        statusDirty = true
-        onEvent(.converting(item: job.item))
-        if let pool {
-            let estimate = MemoryBudget.estimate(for: job.item.url)
-            if case let .lost(job, error, _, pid)? = pool.dispatch(job, estimate: estimate) {
-                do { try lost(job, error: error, pid: pid) } catch { notice("cannot record \(job.relativePath): \(error)") }
-            }
-        } else {
-            let entry = BatchJob.perform(job, converter: converter)
-            do { try finish(job, entry) } catch { notice("cannot record \(job.relativePath): \(error)") }
-        }
+        return start(WorkerJob(index: seq, item: item(rel), output: output, notes: planned.notes, previous: nil), sha: sha, signature: signature, digest: digest)
     }
 
     // MARK: - Results
@@ -437,23 +305,13 @@ public final class WatchService {
         try record(seq: f.seq, rel: f.relativePath, sha: entry.input.sha256 ?? f.sha256, signature: f.signature, entry: entry, digest: f.settingsDigest)
     }
 
-    private func lost(_ job: WorkerJob, error: LightWorkError, pid: pid_t) throws {
-        if pid > 0 { TemporaryFileSweeper.sweep(finals: [converter.outputDirectory.appendingPathComponent(job.output)], pid: pid) }
-        var entry = Manifest.Entry(input: Manifest.Input(path: job.displayPath, relativePath: job.relativePath), status: .failed,
-                                   reason: error.description, failureKind: error.kind)
-        entry.input.size = inFlight[job.index]?.signature.size
-        entry.input.sha256 = inFlight[job.index]?.sha256
-        try finish(job, entry)
-    }
-
     /// Records a file's outcome (journal first, then manifest), then moves the original when asked.
     private func record(seq: Int, rel: String, sha: String, signature: FileSignature, entry: Manifest.Entry, digest: String) throws {
         var entry = entry
         entry.input.index = seq
         try ledger.append(WatchRecord(op: .done, seq: seq, path: rel, sha256: sha, signature: signature, entry: entry, settingsDigest: digest))
-        entryDigests[seq] = digest
         handledSignatures[rel] = nil
-        insert(annotated(entry, digest: digest))
+        store.insert(entry, settingsDigest: digest)
         if entry.status == .failed {
             failedThisRun += 1
             recentFailures.append(WatchStatus.Failure(path: rel, reason: entry.reason ?? "failed", at: Manifest.timestamp(Date())))
@@ -470,18 +328,6 @@ public final class WatchService {
         blocked.removeAll()
     }
 
-    /// Kills the workers of files still in flight after the grace period; they are not recorded, so the next
-    /// watch converts them (to the same names).
-    private func abandonInFlight() {
-        guard let pool else { return }
-        let abandoned = pool.abandonAll()
-        for (job, pid) in abandoned {
-            TemporaryFileSweeper.sweep(finals: [converter.outputDirectory.appendingPathComponent(job.output)], pid: pid)
-            inFlight[job.index] = nil
-        }
-        if !abandoned.isEmpty { notice("abandoned \(abandoned.count) file(s) in flight; the next watch converts them") }
-    }
-
     // MARK: - Originals
 
     private func moveOriginal(seq: Int, rel: String, status: Manifest.Status, reason: String?, sha: String) {
@@ -496,10 +342,7 @@ public final class WatchService {
                 try OriginalMover.writeNote(note, to: URL(fileURLWithPath: destination.path + ".error.txt"))
             }
             try ledger.append(WatchRecord(op: .moved, seq: seq, path: rel, movedTo: destination.path))
-            if let i = manifest.entries.lastIndex(where: { $0.input.index == seq }) {
-                manifest.entries[i].notes.append(WatchLedger.movedNote(destination.path))
-                manifestDirty = true
-            }
+            store.updateEntry(index: seq) { $0.notes.append(WatchLedger.movedNote(destination.path)) }
         } catch {
             notice("\(rel): the original stays in the inbox: \(error)")
         }
@@ -513,7 +356,7 @@ public final class WatchService {
             guard let status = f.status, let sha = f.sha256, let signature = f.signature,
                   (status == .failed ? configuration.failed : configuration.archive) != nil,
                   FileSignature.of(scanner.path(f.path)) == signature else { continue }
-            let reason = manifest.entries.last(where: { $0.input.index == f.seq })?.reason
+            let reason = store.entry(index: f.seq)?.reason
             moveOriginal(seq: f.seq, rel: f.path, status: status, reason: reason, sha: sha)
         }
     }
@@ -521,22 +364,18 @@ public final class WatchService {
     // MARK: - Reload
 
     private func performReload() {
-        state = "running"
+        state = .running
         statusDirty = true
         guard let reload else { return }
         do {
             let (newConverter, newRules) = try reload()
-            pool?.shutdown()
-            pool = nil
+            scheduler.restart(converter: newConverter)
             converter = newConverter
             var rules = newRules
             rules.filter = configuration.rules.filter
             configuration.rules = rules
-            manifest.settings = newConverter.settings
-            manifest.settingsDigest = Manifest.digest(settings: newConverter.settings, toolVersion: manifest.tool.version)
-            annotateSettings()
-            manifestDirty = true
-            onEvent(.reloaded(settings: manifest.settings, digest: manifest.settingsDigest))
+            store.changeSettings(newConverter.settings)
+            onEvent(.reloaded(settings: store.manifest.settings, digest: store.settingsDigest))
         } catch {
             notice("SIGHUP: the recipe was not reloaded (the previous settings stay): \(error)")
         }
@@ -544,40 +383,9 @@ public final class WatchService {
 
     // MARK: - Manifest and status
 
-    private static let otherSettingsNote = "converted with other settings (settings digest "
-
-    private func annotated(_ entry: Manifest.Entry, digest: String?) -> Manifest.Entry {
-        var entry = entry
-        entry.notes.removeAll { $0.hasPrefix(WatchService.otherSettingsNote) }
-        if let digest, digest != manifest.settingsDigest, entry.status != .failed {
-            entry.notes.append(WatchService.otherSettingsNote + String(digest.prefix(16)) + "…; the recipe was changed since)")
-        }
-        return entry
-    }
-
-    /// Marks entries converted under settings other than the current ones (after a SIGHUP or a restart with a new recipe).
-    private func annotateSettings() {
-        manifest.entries = manifest.entries.map { annotated($0, digest: $0.input.index.flatMap { entryDigests[$0] }) }
-    }
-
-    private func insert(_ entry: Manifest.Entry) {
-        manifest.insertInInputOrder(entry)
-        manifestDirty = true
-    }
-
-    /// Writes the manifest atomically: after every file while that is cheap, else at most a tenth of the time
-    /// (the journal, not the manifest, is what a restart trusts).
     private func saveManifest(force: Bool) {
-        let start = WatchService.clock()
-        if !force, start - lastManifestSave < lastManifestCost * 10 { return }
-        defer {
-            lastManifestSave = WatchService.clock()
-            lastManifestCost = lastManifestSave - start
-        }
         do {
-            try FileManager.default.createDirectory(at: configuration.manifestURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try AtomicFile.write(data: try manifest.encoded(), to: configuration.manifestURL)
-            manifestDirty = false
+            if force { try store.save(force: true) } else { try store.saveIfDue() }
         } catch {
             notice("cannot write the manifest \(configuration.manifestURL.path): \(error)")
         }
@@ -587,7 +395,7 @@ public final class WatchService {
     public func status(now: Double = WatchService.clock()) -> WatchStatus {
         var s = WatchStatus(pid: getpid(), inbox: inboxPath, output: converter.outputDirectory.path,
                             manifest: configuration.manifestURL.path, mode: modeDescription, startedAt: Manifest.timestamp(startedAt),
-                            state: state, recipe: converter.settings.recipeName, settingsDigest: manifest.settingsDigest)
+                            state: state, recipe: converter.settings.recipeName, settingsDigest: store.settingsDigest)
         s.updatedAt = Manifest.timestamp(Date())
         s.uptime = (now - startClock).rounded()
         s.waiting = tracker.count
@@ -615,4 +423,104 @@ public final class WatchService {
     }
 
     private func notice(_ text: String) { onEvent(.notice(text)) }
+}
+
+// MARK: - The scheduler's turns
+
+extension WatchService: JobSource {
+    func beginTurn(now: Double) throws {
+        if hangup?.take() == true, reload != nil, state == .running {
+            state = .reloading
+            statusDirty = true
+            notice(inFlight.isEmpty ? "SIGHUP: reloading the recipe" : "SIGHUP: reloading the recipe once the \(inFlight.count) file(s) in flight are done")
+        }
+        if state == .reloading && scheduler.inFlight == 0 { performReload() }
+
+        // What the watchers saw.
+        if let inotify {
+            let changes = inotify.read()
+            if changes.contains(.inboxGone) { throw WatchError("the inbox \(inboxPath) was removed, moved or unmounted") }
+            _ = take(changes, now: now)
+        }
+        if let polling, now >= polling.nextLook {
+            let changes = polling.look(now: now)
+            if changes.contains(.inboxGone) { throw WatchError("the inbox \(inboxPath) was removed, moved or unmounted") }
+            _ = take(changes, now: now)
+        }
+        if overflowed && tracker.count + ready.count < configuration.queueLimit / 2 {
+            overflowed = false
+            var found = 0
+            for rel in scanner.scan().files where observe(rel, now: now) { found += 1 }
+            if found > 0 { notice("rescanned the inbox: \(found) file(s) to look at") }
+        }
+
+        // Files that settled.
+        let room = max(0, 4 * max(1, configuration.batch.jobs) - ready.count)
+        if room > 0, let due = tracker.nextDue, due <= now {
+            let settled = tracker.collect(now: now, limit: room, look: { FileSignature.of(self.scanner.path($0)) },
+                                          complete: { FileCompleteness.check(URL(fileURLWithPath: self.scanner.path($0))).allowsConversion })
+            for r in settled where r.incomplete {
+                notice("\(r.relativePath): still incomplete after \(Int(configuration.giveUp)) s without a change; converting it as it is")
+            }
+            ready += settled
+            if !settled.isEmpty { statusDirty = true }
+        }
+    }
+
+    func nextInput() -> URL? {
+        guard state == .running, WatchService.clock() >= pausedUntil, let next = ready.first else { return nil }
+        return URL(fileURLWithPath: scanner.path(next.relativePath))
+    }
+
+    func takeJob() throws -> WorkerJob? { try prepare(ready.removeFirst()) }
+
+    /// `once`: the inbox is converted when nothing settles, waits or was left for a rescan.
+    var isExhausted: Bool {
+        configuration.once && state == .running && tracker.count == 0 && ready.isEmpty && blocked.isEmpty && !overflowed
+    }
+
+    func endTurn(now: Double) {
+        if now >= nextHeartbeat {
+            nextHeartbeat = now + (configuration.heartbeat ?? .infinity)
+            writeStatus(now: now)
+            onEvent(.heartbeat(status(now: now)))
+        }
+        if statusDirty && now - lastStatusWrite >= 0.5 { writeStatus(now: now) }
+        saveManifest(force: false)
+    }
+
+    func nextDeadline(now: Double) -> Double? {
+        var due = [tracker.nextDue, polling?.nextLook].compactMap { $0 }
+        if statusDirty { due.append(max(now + 0.05, lastStatusWrite + 0.5)) }
+        return due.min()
+    }
+
+    var wakeDescriptors: [Int32] { [hangup?.wakeFD, inotify?.fd].compactMap { $0 }.filter { $0 >= 0 } }
+
+    func jobFinished(_ job: WorkerJob, entry: Manifest.Entry, lost: Bool) throws {
+        var entry = entry
+        if lost, let f = inFlight[job.index] {
+            // The worker died with it: the entry carries what the watch knows of the file.
+            entry.input.size = f.signature.size
+            entry.input.sha256 = f.sha256
+        }
+        try finish(job, entry)
+    }
+
+    func schedulerStopping(_ cause: JobScheduler.StopCause, inFlight count: Int) {
+        state = .stopping
+        statusDirty = true
+        guard case .signal(let signal) = cause else { return }
+        stopSignal = signal
+        if count > 0 {
+            notice(String(format: "stopping: finishing %d file(s) in flight (at most %g s; signal again to abandon them)",
+                          count, configuration.batch.gracePeriod))
+        }
+    }
+
+    /// Abandoned files are not recorded, so the next watch converts them (to the same names).
+    func schedulerAbandoned(_ jobs: [WorkerJob]) {
+        for job in jobs { inFlight[job.index] = nil }
+        notice("abandoned \(jobs.count) file(s) in flight; the next watch converts them")
+    }
 }

@@ -21,7 +21,7 @@ public struct WatchStatus: Codable, Sendable, Equatable {
     public var startedAt: String
     public var updatedAt: String
     /// "running", "reloading" (a SIGHUP is waiting for files in flight), "stopping" or "stopped".
-    public var state: String
+    public var state: WatchState
     public var recipe: String?
     public var settingsDigest: String
     /// Files seen but still being written or settling.
@@ -43,7 +43,7 @@ public struct WatchStatus: Codable, Sendable, Equatable {
     /// At most this many names per list (a burst of 5,000 files must not make the status file huge).
     public static let listLimit = 50
 
-    public init(pid: Int32, inbox: String, output: String, manifest: String, mode: String, startedAt: String, state: String,
+    public init(pid: Int32, inbox: String, output: String, manifest: String, mode: String, startedAt: String, state: WatchState,
                 recipe: String?, settingsDigest: String) {
         self.pid = pid
         self.inbox = inbox
@@ -70,7 +70,7 @@ public struct WatchStatus: Codable, Sendable, Equatable {
 
     /// Whether the process that wrote this status still runs (and is a lightwork process: pids are reused).
     public var processAlive: Bool {
-        guard state != "stopped", kill(pid, 0) == 0 || errno == EPERM else { return false }
+        guard state != .stopped, kill(pid, 0) == 0 || errno == EPERM else { return false }
         guard let cmdline = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")) else { return true }
         return String(decoding: cmdline, as: UTF8.self).contains("lightwork")
     }
