@@ -36,4 +36,22 @@ final class FilterChainTests: XCTestCase {
             XCTAssertEqual(changed.count, 1, key)
         }
     }
+
+    /// One type, two places: the second clarity and the post-film white balance are their own instances with their
+    /// own names and values, built by the same types as the first ones.
+    func testTypesUsedTwiceKeepTheirOwnNamesAndValues() {
+        let chain = FilterChain.build(values: ["clarity": 0.1, "clarity2": -0.3, "warmth": 0.2, "tint": 0.05,
+                                               "postWarmth": -0.6, "postTint": 0.7], look: nil, strength: 0)
+        let clarities = chain.compactMap { $0 as? Clarity }
+        XCTAssertEqual(clarities.map(\.name), ["clarity", "clarity2"])
+        XCTAssertEqual(clarities.map(\.amount), [0.1, -0.3])
+        let balances = chain.compactMap { $0 as? WhiteBalanceShift }
+        XCTAssertEqual(balances.map(\.name), ["warmth/tint", "postWarmth/postTint"])
+        XCTAssertEqual(balances.map(\.warmth), [0.2, -0.6])
+        XCTAssertEqual(balances.map(\.tint), [0.05, 0.7])
+        XCTAssertEqual(FilterChain.types.count, FilterChain.slots.count)
+        let film = chain.firstIndex { $0 is FilmLook }!
+        XCTAssertTrue(FilterChain.slots[..<film].allSatisfy { $0.stage == .pre })
+        XCTAssertTrue(FilterChain.slots[(film + 1)...].allSatisfy { $0.stage == .post })
+    }
 }
