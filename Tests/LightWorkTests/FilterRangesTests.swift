@@ -7,10 +7,7 @@ final class FilterRangesTests: XCTestCase {
     func testShippedTableDeclaresTheChainInOrder() throws {
         let ranges = FilterRanges.standard
         XCTAssertEqual(ranges.slots.map(\.name), FilterChain.build(values: [:], look: nil, strength: 0).map(\.name))
-        XCTAssertEqual(ranges.parameterNames, ["brightness", "clarity", "contrast", "warmth", "tint", "clarity2",
-                                               "vignette", "vignette.size", "vignette.feather", "postWarmth", "postTint",
-                                               "fade", "grain", "grain.size", "saturation", "dust", "dust.size"])
-        XCTAssertEqual(ranges.parameterNames, FilterChain.valueNames)
+        XCTAssertEqual(ranges.parameterNames, FilterChain.valueNames)   // the names themselves: FilterChainTests
         for name in ["vignette.size", "vignette.feather", "grain.size", "dust.size"] {
             let p = try XCTUnwrap(ranges.parameter(named: name), name)
             XCTAssertTrue(p.defaultValue >= min(p.minValue, p.maxValue) && p.defaultValue <= max(p.minValue, p.maxValue))
