@@ -65,7 +65,7 @@ final class FilterRangesTests: XCTestCase {
         let url = Self.profiles.appendingPathComponent("filters.json")
         let shipped = try String(contentsOf: url, encoding: .utf8)
         let generated = FilterRanges.standard.json()
-        XCTAssertEqual(shipped, generated, "Profiles/filters.json is stale: run `lightwork filters --json > Profiles/filters.json`")
+        XCTAssertEqual(shipped, generated, "Profiles/filters.json is stale: run `make filters`")
         // And it is valid JSON that lists every slider with its range, in chain order.
         let root = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(generated.utf8)) as? [String: Any])
         XCTAssertEqual(root["version"] as? Int, FilterRanges.fileVersion)

@@ -165,7 +165,7 @@ public struct Recipe: Sendable, Hashable {
         var descriptors: [String: FilterDescriptor] = [:]
         for slot in ranges.slots { descriptors[slot.descriptor.name] = slot.descriptor }
         var out: [String: Int] = [:]
-        for (name, n) in try node.object() {
+        for (name, n) in try node.object().sorted(by: { $0.key < $1.key }) {
             guard let d = descriptors[name] else {
                 throw n.fail("unknown filter \"\(name)\" (versioned filters: \(ranges.slots.map(\.descriptor.name).joined(separator: ", ")))")
             }
