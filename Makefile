@@ -19,7 +19,7 @@ FUZZ_TEST_SECONDS ?= 12
 FUZZ_TARGETS      ?=
 HOSTILE_COUNT     ?= 3000
 
-.PHONY: all deps build run test fuzz bench samples films clean help
+.PHONY: all deps build run test fuzz bench samples films filters clean help
 
 all: build
 
@@ -30,6 +30,7 @@ help:
 	@echo "make bench  speed and memory against dcraw_emu (prints figures and ratios)"
 	@echo "make samples regenerate Samples/ (DNG scene, truth, sRGB PNG)"
 	@echo "make films  regenerate Profiles/films (catalog and lookup images) from FilmLookDesign"
+	@echo "make filters regenerate Profiles/filters.json from the filters' descriptors (a test holds them equal)"
 
 deps:
 	@scripts/ensure-deps.sh
@@ -58,6 +59,9 @@ samples: build
 
 films: build
 	$(TOOLS) make-films Profiles/films
+
+filters: build
+	$(BIN) filters --json > Profiles/filters.json
 
 bench: build
 	@scripts/ensure-deps.sh --bench

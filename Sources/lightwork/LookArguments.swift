@@ -9,9 +9,12 @@ enum LookArguments {
         let profiles = try ProfilesDirectory.locate()
         let ranges = try FilterRanges.bundled(profiles: profiles)
         var recipe = try p.value("recipe").map { try Recipe.load(from: URL(fileURLWithPath: $0), ranges: ranges) } ?? Recipe.neutral
-        var sets = p.all("set")
-        if let film = p.value("film") { sets.append("film=\(film)") }
-        if let strength = p.value("strength") { sets.append("strength=\(strength)") }
+        var overrides = try p.all("set").map(RecipeOverride.parse)
+        if let film = p.value("film") { overrides.append(.film(film)) }
+        if let strength = p.value("strength") {
+            guard let s = Double(strength) else { throw LightWorkError.usage("--strength \(strength): strength is a number 0…100") }
+            overrides.append(.strength(s))
+        }
         if let lut = p.value("lut") {
             guard p.value("film") == nil else { throw LightWorkError.usage("--lut and --film exclude each other: choose one look") }
             guard FileManager.default.fileExists(atPath: lut) else { throw LightWorkError.usage("--lut \(lut): no such file") }
@@ -19,7 +22,7 @@ enum LookArguments {
             recipe.lut = lut
             recipe.lutURL = URL(fileURLWithPath: lut)
         }
-        recipe = try recipe.applying(sets: sets, ranges: ranges)
+        recipe = try recipe.applying(overrides: overrides, ranges: ranges)
         var interpolation = LUT3D.Interpolation.tetrahedral
         if let i = p.value("lut-interpolation") {
             guard let v = LUT3D.Interpolation(rawValue: i) else {

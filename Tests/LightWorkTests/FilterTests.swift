@@ -9,7 +9,7 @@ final class FilterTests: XCTestCase {
     /// (images stored in the filter's own domain, so the engine inserts no conversion).
     func testEveryFilterAtZeroIsBitwiseNeutral() {
         let chain = FilterChain.build(values: [:], look: TestLookup(), strength: 0)
-        XCTAssertEqual(chain.count, 12)
+        XCTAssertEqual(chain.count, FilterChain.slots.count)
         let raw = S.image(width: 40, height: 30, space: .rawLinear) { x, y in SIMD3(Float(x) / 20, Float(y) / 25, 0.3) }
         let rgb = S.scene(width: 40, height: 30)
         for filter in chain {
@@ -248,5 +248,45 @@ final class FilterTests: XCTestCase {
             XCTAssertEqual(half[i].y, (before[i].y + g[0]) / 2, accuracy: 1e-3)
         }
         XCTAssertTrue(FilmLook(lookup: nil, strength: 1).isNeutral)
+    }
+
+    /// Every UI position a recipe or `--set` can give moves the image: each slider at ±1, ±50 and ±100 (a
+    /// sub-parameter with its main amount at UI 50) is either refused with its range, or renders differently from
+    /// the slider at its default. Only the empty halves (grain and dust below 0) are refused. The frame's long
+    /// edge is 2000 px so grain's cell size (at least a pixel) still follows grain.size. Prints the smallest change.
+    func testEveryAcceptedUIPositionChangesTheImageAndTheRestAreRefused() throws {
+        let ranges = FilterRanges.standard
+        let image = S.scene(width: 2000, height: 400)
+        func render(_ settings: [String: Double]) -> [UInt16] {
+            var values: [String: Double] = [:]
+            for (name, ui) in settings { values[name] = ranges.parameter(named: name)!.value(forUI: ui) }
+            return S.bits(S.applied(FilterChain.build(values: values, look: nil, strength: 0), to: image))
+        }
+        var refused: [String] = []
+        for name in ranges.parameterNames {
+            let p = try XCTUnwrap(ranges.parameter(named: name))
+            let main = name.split(separator: ".").first.map(String.init)!
+            let base: [String: Double] = main == name ? [:] : [main: 50]
+            let reference = render(base)
+            var smallest = Int.max
+            for ui in [-100.0, -50, -1, 1, 50, 100] {
+                if let reason = p.refusal(ui: ui) {
+                    refused.append("\(name)=\(Int(ui))")
+                    XCTAssertTrue(reason.contains("0…100") && reason.contains("\(FilterParameter.format(p.minValue))…\(FilterParameter.format(p.maxValue))"), reason)
+                    XCTAssertThrowsError(try Recipe.neutral.applying(overrides: [.slider(name: name, ui: ui)], ranges: ranges))
+                    continue
+                }
+                let value = p.value(forUI: ui)
+                XCTAssertEqual(p.clamp(value), value, "\(name)=\(ui): accepted, so inside what the filter uses")
+                var settings = base
+                settings[name] = ui
+                let out = render(settings)
+                let changed = zip(out, reference).filter { $0 != $1 }.count
+                smallest = min(smallest, changed)
+                XCTAssertGreaterThan(changed, 0, "\(name) at UI \(ui) (value \(value)) was accepted but changes nothing")
+            }
+            print("\(name): smallest change \(smallest) of \(reference.count) half-float samples over the accepted UI positions")
+        }
+        XCTAssertEqual(refused, ["grain=-100", "grain=-50", "grain=-1", "dust=-100", "dust=-50", "dust=-1"])
     }
 }

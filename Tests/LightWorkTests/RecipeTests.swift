@@ -5,7 +5,7 @@ final class RecipeTests: XCTestCase {
     var ranges: FilterRanges!
 
     override func setUpWithError() throws {
-        ranges = try FilterRanges.load(from: TestPaths.repoRoot.appendingPathComponent("Profiles/filters.json"))
+        ranges = FilterRanges.standard
     }
 
     private func parse(_ json: String, base: URL? = nil) throws -> Recipe {
@@ -175,4 +175,92 @@ final class RecipeTests: XCTestCase {
         }
         assertInvalid(#"{"version": 1, "film": "0001001", "lut": "luts/ok.cube"}"#, path: "$.lut", contains: "not both", base: recipes)
     }
+
+    /// A value the filter cannot use is refused with its range, on every path: `--set`, a recipe's `ui`, and a
+    /// recipe built in code. Grain and dust have no left half (their minimum is their default, 0).
+    func testUnusableValuesAreRefusedWithTheirRange() throws {
+        XCTAssertThrowsError(try Recipe.neutral.applying(sets: ["grain=-50"], ranges: ranges)) { error in
+            guard case let LightWorkError.usage(message) = error else { return XCTFail("\(error)") }
+            print("--set grain=-50 → \(message)")
+            XCTAssertTrue(message.hasPrefix("--set grain=-50: "), message)
+            XCTAssertTrue(message.contains("UI runs 0…100"), message)
+            XCTAssertTrue(message.contains("values 0…1"), message)
+        }
+        XCTAssertThrowsError(try Recipe.neutral.applying(sets: ["dust=-0.5"], ranges: ranges)) { error in
+            XCTAssertTrue("\(error)".contains("dust cannot go below 0"), "\(error)")
+        }
+        XCTAssertNoThrow(try Recipe.neutral.applying(sets: ["grain=0", "grain=50", "grain.size=-100", "saturation=-100"], ranges: ranges))
+        assertInvalid(#"{"version": 1, "filters": {"grain": {"ui": -50}}}"#, path: "$.filters.grain.ui", contains: "UI runs 0…100")
+        XCTAssertNoThrow(try parse(#"{"version": 1, "filters": {"grain": {"value": 0, "useLeftRange": true}}}"#), "value 0 is UI 0")
+        let built = Recipe(name: "code", filters: ["dust": .ui(-10)])
+        XCTAssertThrowsError(try built.resolve(ranges: ranges)) { error in
+            guard case let LightWorkError.invalidDocument(_, path, reason) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(path, "$.filters.dust.ui")
+            XCTAssertTrue(reason.contains("0…1"), reason)
+        }
+    }
+
+    /// Typed overrides give the same recipe as the `--set` strings, and a number reaches the slider unchanged.
+    func testTypedOverridesMatchTheSetStrings() throws {
+        let typed = try Recipe.neutral.applying(overrides: [.slider(name: "contrast", ui: -35), .strength(60), .film("0001002")], ranges: ranges)
+        XCTAssertEqual(typed, try Recipe.neutral.applying(sets: ["contrast=-35", "strength=60", "film=0001002"], ranges: ranges))
+        let exact = 12.345678901234567
+        XCTAssertEqual(try Recipe.neutral.applying(overrides: [.slider(name: "fade", ui: exact)], ranges: ranges).filters["fade"], .ui(exact))
+        XCTAssertThrowsError(try Recipe.neutral.applying(overrides: [.strength(101)], ranges: ranges))
+        XCTAssertThrowsError(try Recipe.neutral.applying(overrides: [.slider(name: "contrast", ui: .nan)], ranges: ranges))
+        XCTAssertEqual(try RecipeOverride.parse("vignette.size = 20"), .slider(name: "vignette.size", ui: 20))
+    }
+
+    /// Recipes migrate through the filter's descriptor: a value written for version 1 of a filter whose meaning
+    /// changed (test filter `rgrain`: version 1 stored 0…2, version 2 stores 0…1) is rewritten when read, for each
+    /// instance of the type; a file for the current version is taken as is; unknown versions are refused.
+    func testOldFilterVersionsMigrateThroughTheDescriptor() throws {
+        let table = try FilterRanges(slots: [FilterSlot(RescaledGrain.self),
+                                             FilterSlot(RescaledGrain.self, name: "rgrain2", summary: "second", renaming: ["rgrain": "rgrain2"])])
+        func read(_ json: String) throws -> Recipe { try Recipe.parse(Data(json.utf8), file: "old.json", ranges: table) }
+        let old = try read(#"{"version": 1, "filters": {"rgrain": {"value": 1.5}, "rgrain2": {"value": 0.4, "useLeftRange": false}, "rgrain.size": {"ui": 30}}}"#)
+        XCTAssertEqual(old.filters["rgrain"], .value(0.75, useLeftRange: false))
+        XCTAssertEqual(old.filters["rgrain2"], .value(0.2, useLeftRange: false))
+        XCTAssertEqual(old.filters["rgrain.size"], .ui(30), "UI positions keep their meaning in this migration")
+        XCTAssertEqual(try old.resolve(ranges: table)["rgrain"]?.ui ?? .nan, 75, accuracy: 1e-9)
+        let current = try read(#"{"version": 1, "filterVersions": {"rgrain": 2}, "filters": {"rgrain": {"value": 0.75}}}"#)
+        XCTAssertEqual(current.filters["rgrain"], .value(0.75, useLeftRange: false))
+        // Written back, the file says which version its values are for, and reads back the same.
+        let saved = try old.jsonData(ranges: table)
+        XCTAssertTrue(String(decoding: saved, as: UTF8.self).contains(#""rgrain" : 2"#), String(decoding: saved, as: UTF8.self))
+        XCTAssertEqual(try Recipe.parse(saved, file: "old.json", ranges: table).filters, old.filters)
+        func refused(_ json: String, _ path: String, _ words: String, line: UInt = #line) {
+            XCTAssertThrowsError(try read(json), line: line) { error in
+                guard case let LightWorkError.invalidDocument(_, p, reason) = error else { return XCTFail("\(error)", line: line) }
+                XCTAssertEqual(p, path, line: line)
+                XCTAssertTrue(reason.contains(words), reason, line: line)
+            }
+        }
+        refused(#"{"version": 1, "filterVersions": {"rgrain": 2}, "filters": {"rgrain": {"value": 1.5}}}"#, "$.filters.rgrain.value", "the right half covers 0.0…1.0")
+        refused(#"{"version": 1, "filterVersions": {"rgrain": 3}}"#, "$.filterVersions.rgrain", "versions 1…2")
+        refused(#"{"version": 1, "filterVersions": {"grain": 1}}"#, "$.filterVersions.grain", "unknown filter")
+        refused(#"{"version": 1, "filters": {"rgrain": {"value": 5}}}"#, "$.filters", "cannot migrate its values from version 1")
+        // Today's filters are all at version 1, so a saved recipe carries no filterVersions.
+        XCTAssertFalse(String(decoding: try Recipe.neutral.jsonData(), as: UTF8.self).contains("filterVersions"))
+    }
+}
+
+/// A filter whose values changed meaning once (version 1 stored strength 0…2; version 2 stores 0…1): the
+/// migration test's subject.
+private struct RescaledGrain: DescribedFilter {
+    struct TooStrong: Error, CustomStringConvertible { let value: Double; var description: String { "strength \(value) above version 1's 2" } }
+    static let descriptor = FilterDescriptor(
+        name: "rgrain", version: 2, stage: .post, kind: .synthesis, domain: .perceptual, summary: "test grain",
+        parameters: [FilterParameter(name: "rgrain", minValue: 0, maxValue: 1, unit: "strength", description: "strength"),
+                     FilterParameter(name: "rgrain.size", minValue: 0, maxValue: 1, defaultValue: 0.5, unit: "fraction", description: "size")])
+    static func migrate(from version: Int, settings: inout [String: FilterSetting]) throws {
+        guard version == 1, case let .value(v, left)? = settings["rgrain"] else { return }
+        guard v <= 2 else { throw TooStrong(value: v) }
+        settings["rgrain"] = .value(v / 2, useLeftRange: left)
+    }
+    let name: String
+    let amount: Double
+    init(values: FilterValues) { name = values.name; amount = values["rgrain"] }
+    var isNeutral: Bool { amount == 0 }
+    func apply(_ band: PixelBand, _ context: RenderContext) {}
 }

@@ -7,8 +7,7 @@ import Foundation
 /// white and values above white (RAW headroom) compress towards a finite limit instead of clipping hard.
 /// The shoulder acts on luminance (Rec. 709 weights, close to ProPhoto's own) and scales R, G and B by
 /// one factor, so hue and saturation are kept and the RAW and RGB paths agree.
-public struct Brightness: Filter {
-    public let name = "brightness"
+public struct Brightness: DescribedFilter {
     /// Exposure change in EV.
     public let ev: Double
 
@@ -16,9 +15,9 @@ public struct Brightness: Filter {
     static let knee: Float = 0.5
 
     public init(ev: Double) { self.ev = ev }
+    public init(values: FilterValues) { self.init(ev: values["brightness"]) }
 
     public var isNeutral: Bool { ev == 0 }
-    public var domain: FilterDomain { .linear }
 
     public func apply(_ band: PixelBand, _ context: RenderContext) {
         if ev == 0 { return }
@@ -41,4 +40,10 @@ public struct Brightness: Filter {
             r[i] *= scale; g[i] *= scale; b[i] *= scale
         }
     }
+}
+
+extension Brightness {
+    public static let descriptor = FilterDescriptor(name: "brightness", stage: .pre, kind: .point, domain: .linear, summary: "Exposure in stops, in linear light.", parameters: [
+        FilterParameter(name: "brightness", minValue: -2, maxValue: 2, unit: "EV", description: "Exposure in stops, in linear light: brightening rolls highlights off along a luminance shoulder so white stays white; darkening is a plain 2^value multiply."),
+    ])
 }

@@ -5,7 +5,7 @@
 /// through but fades detail at strong edges (so no halos along skylines at ±1), and the midtone weight
 /// leaves black and white alone. The change is added equally to R, G and B, which keeps the hue.
 /// Negative amounts soften local contrast (at −1 midtone texture flattens towards the blur).
-public struct Clarity: Filter {
+public struct Clarity: DescribedFilter {
     public let name: String
     /// −1…1.
     public let amount: Double
@@ -19,10 +19,9 @@ public struct Clarity: Filter {
         self.name = name
         self.amount = amount
     }
+    public init(values: FilterValues) { self.init(name: values.name, amount: values["clarity"]) }
 
     public var isNeutral: Bool { amount == 0 }
-    public var domain: FilterDomain { .perceptual }
-    public var guideRadius: Double? { Clarity.radius }
 
     public func apply(_ band: PixelBand, _ context: RenderContext) {
         guard amount != 0, let blur = band.guide else { return }
@@ -39,4 +38,10 @@ public struct Clarity: Filter {
             r[i] += delta; g[i] += delta; b[i] += delta
         }
     }
+}
+
+extension Clarity {
+    public static let descriptor = FilterDescriptor(name: "clarity", stage: .pre, kind: .neighbourhood, domain: .perceptual, guideRadius: radius, summary: "Midtone local contrast with a halo limiter.", parameters: [
+        FilterParameter(name: "clarity", minValue: -1, maxValue: 1, unit: "strength", description: "Midtone local contrast against a luminance blur of 3 % of the long edge, with a halo limiter; added equally to R, G, B so hue is kept. Negative softens."),
+    ])
 }

@@ -6,8 +6,7 @@
 /// positive values, flatter ones for negative. Per channel, like a film's characteristic curve, so
 /// contrast also adds a little saturation. Values outside 0…1 (RAW headroom, wide-gamut colours) pass
 /// through unchanged.
-public struct Contrast: Filter {
-    public let name = "contrast"
+public struct Contrast: DescribedFilter {
     /// −1…1.
     public let amount: Double
 
@@ -15,9 +14,9 @@ public struct Contrast: Filter {
     public static let pivot: Float = 0.46
 
     public init(amount: Double) { self.amount = amount }
+    public init(values: FilterValues) { self.init(amount: values["contrast"]) }
 
     public var isNeutral: Bool { amount == 0 }
-    public var domain: FilterDomain { .perceptual }
 
     public func apply(_ band: PixelBand, _ context: RenderContext) {
         if amount == 0 { return }
@@ -39,4 +38,10 @@ public struct Contrast: Filter {
         let inside = x < p ? shadow : highlight
         return x < 0 || x > 1 ? x : inside
     }
+}
+
+extension Contrast {
+    public static let descriptor = FilterDescriptor(name: "contrast", stage: .pre, kind: .point, domain: .perceptual, summary: "Per-channel S-curve pivoting on 18 % grey.", parameters: [
+        FilterParameter(name: "contrast", minValue: -1, maxValue: 1, unit: "strength", description: "Per-channel S-curve pivoting on 18 % grey (sRGB 0.46); black and white stay fixed; negative flattens."),
+    ])
 }

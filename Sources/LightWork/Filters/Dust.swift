@@ -12,8 +12,7 @@ import Foundation
 /// band draws just the particles that reach its rows, in a fixed order, so the result never depends on
 /// the band split or thread count. Sub-pixel particles are widened to a pixel with their opacity
 /// reduced in proportion, so they fade instead of flickering.
-public struct Dust: Filter {
-    public let name = "dust"
+public struct Dust: DescribedFilter {
     public let density: Double
     public let size: Double
 
@@ -22,12 +21,12 @@ public struct Dust: Filter {
     static let salt: UInt32 = 0x6475_7374   // "dust"
 
     public init(density: Double, size: Double = 0.5) {
-        self.density = min(max(density, 0), 1)
-        self.size = min(max(size, 0), 1)
+        self.density = Dust.descriptor.parameter("dust").clamp(density)
+        self.size = Dust.descriptor.parameter("dust.size").clamp(size)
     }
+    public init(values: FilterValues) { self.init(density: values["dust"], size: values["dust.size"]) }
 
     public var isNeutral: Bool { density == 0 }
-    public var domain: FilterDomain { .perceptual }
 
     public func apply(_ band: PixelBand, _ context: RenderContext) {
         if density == 0 { return }
@@ -38,6 +37,13 @@ public struct Dust: Filter {
             for cx in 0..<layout.columns { layout.cells[cy * layout.columns + cx]?.draw(into: band) }
         }
     }
+}
+
+extension Dust {
+    public static let descriptor = FilterDescriptor(name: "dust", stage: .post, kind: .synthesis, domain: .perceptual, summary: "Seeded dust specks and hairs.", parameters: [
+        FilterParameter(name: "dust", minValue: 0, maxValue: 1, unit: "density", description: "Seeded specks and fine hairs in frame-relative cells (the same at any resolution); three quarters light, the rest dark."),
+        FilterParameter(name: "dust.size", minValue: 0, maxValue: 1, defaultValue: 0.5, unit: "fraction", description: "Size of specks and hairs relative to the frame."),
+    ])
 }
 
 /// Every cell's particle for one frame, prepared in pixels: generated once per render instead of once per

@@ -5,15 +5,14 @@
 /// (slope 1 − 2·level at black), mid grey rises by about a third of that and white stays white with slope 1.
 /// Negative: `x · (1 − depth · (1 − x)²)` with depth = 0.35 × |fade|: black stays black, shadows sink,
 /// white is unchanged. Both are monotonic; below 0 they continue linearly, above 1 values pass through.
-public struct Fade: Filter {
-    public let name = "fade"
+public struct Fade: DescribedFilter {
     /// −1…1.
     public let amount: Double
 
     public init(amount: Double) { self.amount = amount }
+    public init(values: FilterValues) { self.init(amount: values["fade"]) }
 
     public var isNeutral: Bool { amount == 0 }
-    public var domain: FilterDomain { .perceptual }
 
     public func apply(_ band: PixelBand, _ context: RenderContext) {
         if amount == 0 { return }
@@ -47,4 +46,10 @@ public struct Fade: Filter {
         let curve = x * (1 - depth * u * u)
         return x > 1 ? x : (x < 0 ? (1 - depth) * x : curve)
     }
+}
+
+extension Fade {
+    public static let descriptor = FilterDescriptor(name: "fade", stage: .post, kind: .point, domain: .perceptual, summary: "Matte fade: lifted or deepened blacks.", parameters: [
+        FilterParameter(name: "fade", minValue: -1, maxValue: 1, unit: "strength", description: "+ lifts blacks with a gentle toe for a matte print (black rises to 0.15 at +1); - deepens shadows slightly; white is unchanged."),
+    ])
 }

@@ -1,5 +1,5 @@
 /// Where a filter's maths is defined. The engine converts the pixels into that domain before the filter.
-public enum FilterDomain: Sendable {
+public enum FilterDomain: String, Sendable, Hashable, Codable {
     /// Linear light in the image's own primaries (exposure, white balance, vignetting behave physically here).
     case linear
     /// sRGB-encoded values in sRGB primaries: the domain the original app's looks were designed in

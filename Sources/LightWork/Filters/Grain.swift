@@ -7,8 +7,7 @@
 /// G and B, scaled by 0.1 × grain × 4L(1 − L) (L = luma clamped to 0…1): strongest in the midtones,
 /// absent in pure black and white. It depends only on the render seed and absolute pixel coordinates, so
 /// it is identical for any thread count or band split, and changes with the seed.
-public struct Grain: Filter {
-    public let name = "grain"
+public struct Grain: DescribedFilter {
     public let amount: Double
     public let size: Double
 
@@ -16,12 +15,12 @@ public struct Grain: Filter {
     static let fineSalt: UInt32 = 0x6772_6132     // "gra2"
 
     public init(amount: Double, size: Double = 0.5) {
-        self.amount = min(max(amount, 0), 1)
-        self.size = min(max(size, 0), 1)
+        self.amount = Grain.descriptor.parameter("grain").clamp(amount)
+        self.size = Grain.descriptor.parameter("grain.size").clamp(size)
     }
+    public init(values: FilterValues) { self.init(amount: values["grain"], size: values["grain.size"]) }
 
     public var isNeutral: Bool { amount == 0 }
-    public var domain: FilterDomain { .perceptual }
 
     /// Grain cell edge in pixels for an image with this long edge.
     public func cellSize(longEdge: Int) -> Double {
@@ -50,6 +49,13 @@ public struct Grain: Filter {
             }
         }
     }
+}
+
+extension Grain {
+    public static let descriptor = FilterDescriptor(name: "grain", stage: .post, kind: .synthesis, domain: .perceptual, summary: "Monochrome film grain.", parameters: [
+        FilterParameter(name: "grain", minValue: 0, maxValue: 1, unit: "strength", description: "Monochrome film grain, two octaves, strongest in midtones, seeded from the input's content and the recipe."),
+        FilterParameter(name: "grain.size", minValue: 0, maxValue: 1, defaultValue: 0.5, unit: "fraction", description: "Grain size relative to the frame (0 finest, 1 coarsest)."),
+    ])
 }
 
 /// One octave of value noise: uniform values in −1…1 at the integer points of a lattice with `cell`-pixel

@@ -5,14 +5,13 @@
 /// (bit-identical channels). Positive values boost vibrance-style: the scale is
 /// `1 + saturation · (1 − 0.7 · C)` with C = max − min of the pixel's channels (clamped to 1), so muted
 /// colours gain most and already-saturated ones only a little, which keeps them from clipping.
-public struct Saturation: Filter {
-    public let name = "saturation"
+public struct Saturation: DescribedFilter {
     public let amount: Double
 
-    public init(amount: Double) { self.amount = min(max(amount, -1), 1) }
+    public init(amount: Double) { self.amount = Saturation.descriptor.parameter("saturation").clamp(amount) }
+    public init(values: FilterValues) { self.init(amount: values["saturation"]) }
 
     public var isNeutral: Bool { amount == 0 }
-    public var domain: FilterDomain { .perceptual }
 
     public func apply(_ band: PixelBand, _ context: RenderContext) {
         if amount == 0 { return }
@@ -42,4 +41,10 @@ public struct Saturation: Filter {
             }
         }
     }
+}
+
+extension Saturation {
+    public static let descriptor = FilterDescriptor(name: "saturation", stage: .post, kind: .point, domain: .perceptual, summary: "Chroma around luma, luminance kept.", parameters: [
+        FilterParameter(name: "saturation", minValue: -1, maxValue: 1, unit: "strength", description: "Chroma around luma, luminance kept: -1 is exact greyscale; + is vibrance-like (already saturated colours gain less)."),
+    ])
 }

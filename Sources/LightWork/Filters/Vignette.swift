@@ -9,8 +9,7 @@ import Foundation
 /// r = size + (1 − size) × (0.1 + 0.9 × feather) and stays at full strength beyond. Full strength is a linear-light
 /// gain of −2 EV at +1 and +1 EV at −1, applied to the encoded values exactly (see `EncodedGain`), so it
 /// behaves like optical light fall-off and is the same on the RAW and RGB paths.
-public struct Vignette: Filter {
-    public let name = "vignette"
+public struct Vignette: DescribedFilter {
     public let amount: Double
     public let size: Double
     public let feather: Double
@@ -21,16 +20,19 @@ public struct Vignette: Filter {
     let slopePoly: SlopePolynomial
 
     public init(amount: Double, size: Double = 0.5, feather: Double = 0.5) {
-        self.amount = min(max(amount, -1), 1)
-        self.size = min(max(size, 0), 1)
-        self.feather = min(max(feather, 0), 1)
+        self.amount = Vignette.descriptor.parameter("vignette").clamp(amount)
+        self.size = Vignette.descriptor.parameter("vignette.size").clamp(size)
+        self.feather = Vignette.descriptor.parameter("vignette.feather").clamp(feather)
         let stops = Vignette.stops(amount: self.amount)
         gainPoly = Vignette.gainPolynomial(stops * M_LN2)
         slopePoly = Vignette.slopePolynomial(stops * M_LN2 / 2.4)
     }
 
+    public init(values: FilterValues) {
+        self.init(amount: values["vignette"], size: values["vignette.size"], feather: values["vignette.feather"])
+    }
+
     public var isNeutral: Bool { amount == 0 }
-    public var domain: FilterDomain { .perceptual }
 
     /// Exposure change at full strength, in stops.
     var stops: Double { Vignette.stops(amount: amount) }
@@ -158,4 +160,12 @@ public struct Vignette: Filter {
         y = y * s + p.3; y = y * s + p.2; y = y * s + p.1; y = y * s + p.0
         return y
     }
+}
+
+extension Vignette {
+    public static let descriptor = FilterDescriptor(name: "vignette", stage: .pre, kind: .point, domain: .perceptual, summary: "Elliptical radial fall-off following the frame.", parameters: [
+        FilterParameter(name: "vignette", minValue: -1, maxValue: 1, unit: "strength", description: "Elliptical radial fall-off following the frame: + darkens the corners (-2 EV at +1), - lightens them (+1 EV at -1)."),
+        FilterParameter(name: "vignette.size", minValue: 0, maxValue: 1, defaultValue: 0.5, unit: "fraction", description: "Radius where the fall-off starts, relative to the half-diagonal."),
+        FilterParameter(name: "vignette.feather", minValue: 0, maxValue: 1, defaultValue: 0.5, unit: "fraction", description: "Softness of the fall-off."),
+    ])
 }

@@ -8,7 +8,7 @@ import Foundation
 /// normalised so a grey keeps its Rec. 709 luminance. The gains act on linear sRGB-primaries light,
 /// applied exactly to the encoded values (see `EncodedGain`), so the RAW and RGB paths shift colours
 /// identically and no conversion pass surrounds the filter.
-public struct WhiteBalanceShift: Filter {
+public struct WhiteBalanceShift: DescribedFilter {
     /// "warmth/tint" or "postWarmth/postTint": the two recipe values this filter carries.
     public let name: String
     /// −1…1: positive is warmer (amber), negative cooler (blue).
@@ -26,9 +26,9 @@ public struct WhiteBalanceShift: Filter {
         self.warmth = warmth
         self.tint = tint
     }
+    public init(values: FilterValues) { self.init(name: values.name, warmth: values["warmth"], tint: values["tint"]) }
 
     public var isNeutral: Bool { warmth == 0 && tint == 0 }
-    public var domain: FilterDomain { .perceptual }
 
     /// Linear-light gains for R, G, B, normalised to keep the luminance of grey.
     public var gains: SIMD3<Double> {
@@ -45,4 +45,13 @@ public struct WhiteBalanceShift: Filter {
         EncodedGain.scale(band.g, count: band.count, gain: k.y)
         EncodedGain.scale(band.b, count: band.count, gain: k.z)
     }
+}
+
+extension WhiteBalanceShift {
+    /// Gains act in linear light but are applied to the encoded values exactly (`EncodedGain`): the
+    /// perceptual domain, so no conversion pass surrounds the filter.
+    public static let descriptor = FilterDescriptor(name: "warmth/tint", stage: .pre, kind: .point, domain: .perceptual, summary: "White-balance-style shifts, blue-amber and green-magenta, in linear light.", parameters: [
+        FilterParameter(name: "warmth", minValue: -1, maxValue: 1, unit: "strength", description: "White-balance-style shift along blue-amber in linear light: + amber, - blue; grey keeps its luminance."),
+        FilterParameter(name: "tint", minValue: -1, maxValue: 1, unit: "strength", description: "White-balance-style shift along green-magenta in linear light: + magenta, - green (as Lightroom)."),
+    ])
 }

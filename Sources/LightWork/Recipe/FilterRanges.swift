@@ -1,227 +1,136 @@
 import Foundation
 
-/// Where a filter sits in the chain: before the film lookup (shared by both branches) or after the film mix.
-public enum FilterStage: String, Sendable, Hashable, Codable { case pre, post }
+/// Every slider of a chain, read from its filters' descriptors (`FilterChain.slots`): validation, UI↔value
+/// mapping, migration, `lightwork filters` and `Profiles/filters.json` all derive from it.
+public struct FilterRanges: Sendable {
+    /// The version of the `Profiles/filters.json` layout `json()` writes.
+    public static let fileVersion = 2
 
-/// What a filter needs to compute one pixel.
-public enum FilterKind: String, Sendable, Hashable, Codable {
-    /// Only the pixel itself.
-    case point
-    /// Surrounding pixels too (blurs, local contrast).
-    case neighbourhood
-    /// Generated texture (grain, dust), deterministic per image.
-    case synthesis
-}
+    /// The chain LightWork runs.
+    public static let standard: FilterRanges = {
+        do { return try FilterRanges(slots: FilterChain.slots) } catch { preconditionFailure("FilterChain.slots: \(error)") }
+    }()
 
-/// One slider: a filter's main amount or one of its sub-parameters, with its dual-zone mapping.
-///
-/// UI −100 reaches `minValue`, UI +100 `maxValue`, UI 0 `defaultValue` (always 0 for a main amount, since
-/// filter values are offsets from neutral). Each half is linear on its own (`DualZoneRange` around the default).
-public struct FilterParameter: Sendable, Hashable {
-    /// Full name: `contrast`, or `vignette.size` for a sub-parameter.
-    public let name: String
-    public let minValue: Double
-    public let maxValue: Double
-    public let defaultValue: Double
-    /// The value's unit or meaning, one line.
-    public let unit: String
-    public let description: String
+    /// The chain's filters in order.
+    public let slots: [FilterSlot]
+    private let byName: [String: (slot: Int, parameter: FilterParameter)]
 
-    public init(name: String, minValue: Double, maxValue: Double, defaultValue: Double, unit: String, description: String) {
-        self.name = name
-        self.minValue = minValue
-        self.maxValue = maxValue
-        self.defaultValue = defaultValue
-        self.unit = unit
-        self.description = description
-    }
-
-    /// The slider as offsets from the default (the app's dual-zone rule).
-    public var zone: DualZoneRange { DualZoneRange(minValue: minValue - defaultValue, maxValue: maxValue - defaultValue) }
-
-    /// UI −100…100 → value.
-    public func value(forUI ui: Double) -> Double { defaultValue + zone.value(forUI: ui) }
-
-    /// Value → UI on the given half.
-    public func ui(forValue value: Double, useLeftRange: Bool) -> Double {
-        zone.ui(forValue: value - defaultValue, useLeftRange: useLeftRange)
-    }
-
-    /// Whether a value is reachable on the given half.
-    public func contains(value: Double, useLeftRange: Bool) -> Bool {
-        zone.contains(value: value - defaultValue, useLeftRange: useLeftRange)
-    }
-
-    /// The values the given half covers, for messages.
-    public func values(useLeftRange: Bool) -> ClosedRange<Double> {
-        let r = zone.values(useLeftRange: useLeftRange)
-        return (r.lowerBound + defaultValue)...(r.upperBound + defaultValue)
-    }
-}
-
-/// One filter of the chain as `Profiles/filters.json` declares it.
-public struct FilterDefinition: Sendable, Hashable {
-    public let name: String
-    public let stage: FilterStage
-    public let kind: FilterKind
-    /// The main amount (default 0).
-    public let amount: FilterParameter
-    /// Sub-parameters, full names `name.sub`, in file order.
-    public let parameters: [FilterParameter]
-
-    public var minValue: Double { amount.minValue }
-    public var maxValue: Double { amount.maxValue }
-    public var zone: DualZoneRange { amount.zone }
-}
-
-/// Every filter's range, declared once in `Profiles/filters.json`; validation, UI↔value mapping, docs and
-/// listings all derive from it.
-public struct FilterRanges: Sendable, Hashable {
-    /// The file format version this code reads.
-    public static let currentVersion = 1
-    /// The filters the chain runs, in chain order (fixed by the engine; the file must declare exactly these).
-    public static let chainOrder = [
-        "brightness", "clarity", "contrast", "warmth", "tint", "clarity2", "vignette",
-        "postWarmth", "postTint", "fade", "grain", "saturation", "dust",
-    ]
-
-    public let version: Int
-    /// The file's own summary.
-    public let description: String
-    /// Filters in chain order.
-    public let filters: [FilterDefinition]
-    private let byName: [String: FilterParameter]
-
-    public init(version: Int = FilterRanges.currentVersion, description: String = "", filters: [FilterDefinition]) {
-        self.version = version
-        self.description = description
-        self.filters = filters
-        var map: [String: FilterParameter] = [:]
-        for f in filters {
-            map[f.name] = f.amount
-            for p in f.parameters { map[p.name] = p }
+    /// The table for `slots`, refused when two sliders or instances share a name, a main amount's default is
+    /// not 0, a default lies outside its range, a range is empty, a sub-parameter has no main amount in its
+    /// filter, or the stages are out of order (pre, film, post).
+    public init(slots: [FilterSlot]) throws {
+        var map: [String: (slot: Int, parameter: FilterParameter)] = [:]
+        func fail(_ reason: String) -> LightWorkError { .invalidDocument(file: "FilterChain.slots", path: "$", reason: reason) }
+        var instances: Set<String> = []
+        var lastStage = 0
+        let stageOrder: [FilterStage] = [.pre, .film, .post]
+        for (i, slot) in slots.enumerated() {
+            guard instances.insert(slot.name).inserted else { throw fail("filter \"\(slot.name)\" declared twice") }
+            let stage = stageOrder.firstIndex(of: slot.stage) ?? 0
+            guard stage >= lastStage else {
+                throw fail("filter \"\(slot.name)\" (\(slot.stage.rawValue)) out of chain order: it follows a \(stageOrder[lastStage].rawValue) filter")
+            }
+            lastStage = stage
+            for p in slot.parameters {
+                guard map[p.name] == nil else { throw fail("slider \"\(p.name)\" declared twice") }
+                guard p.minValue != p.maxValue, p.minValue.isFinite, p.maxValue.isFinite else {
+                    throw fail("slider \"\(p.name)\" has no range (\(p.minValue)…\(p.maxValue))")
+                }
+                let parts = p.name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+                switch parts.count {
+                case 1:
+                    guard p.defaultValue == 0 else { throw fail("\(p.name): a filter's default is 0 (values are offsets from neutral)") }
+                case 2:
+                    guard !parts[1].isEmpty, !parts[1].contains("="), slot.parameters.contains(where: { $0.name == parts[0] }) else {
+                        throw fail("\(p.name): a sub-parameter is main.word, after its main amount \"\(parts[0])\" in the same filter")
+                    }
+                    guard p.clamp(p.defaultValue) == p.defaultValue else {
+                        throw fail("\(p.name): default \(p.defaultValue) lies outside \(p.minValue)…\(p.maxValue)")
+                    }
+                default:
+                    throw fail("\(p.name): a slider name is a word or main.word")
+                }
+                map[p.name] = (i, p)
+            }
         }
+        self.slots = slots
         byName = map
     }
 
-    /// Every slider name in chain order, each filter's sub-parameters right after it.
-    public var parameterNames: [String] { filters.flatMap { [$0.name] + $0.parameters.map(\.name) } }
+    /// The chain's table. `profiles` is no longer read (the descriptors are the table; `Profiles/filters.json`
+    /// is generated from them): kept so callers that locate the Profiles folder first stay unchanged.
+    public static func bundled(profiles: URL? = nil) throws -> FilterRanges { standard }
 
-    public func filter(named name: String) -> FilterDefinition? { filters.first { $0.name == name } }
+    /// Every slider name in chain order, each filter's sub-parameters right after it.
+    public var parameterNames: [String] { slots.flatMap { $0.parameters.map(\.name) } }
 
     /// A main amount (`contrast`) or a sub-parameter (`vignette.size`).
-    public func parameter(named name: String) -> FilterParameter? { byName[name] }
+    public func parameter(named name: String) -> FilterParameter? { byName[name]?.parameter }
 
-    /// Reads and validates a filters.json file.
-    public static func load(from url: URL) throws -> FilterRanges {
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch { throw LightWorkError.missingInput(url.path) }
-        return try parse(data, file: url.path)
-    }
-
-    private static let cache = LockedBox<[String: FilterRanges]>([:])
-
-    /// The table in a Profiles folder (default: `ProfilesDirectory.locate()`), read once per process.
-    public static func bundled(profiles: URL? = nil) throws -> FilterRanges {
-        let folder = try profiles ?? ProfilesDirectory.locate()
-        let url = folder.appendingPathComponent("filters.json")
-        if let hit = cache.withLock({ $0[url.path] }) { return hit }
-        let ranges = try load(from: url)
-        cache.withLock { $0[url.path] = ranges }
-        return ranges
-    }
-
-    /// Parses and validates the JSON: version, every chain filter exactly once in chain order, finite ranges,
-    /// main defaults 0, sub-parameter defaults inside their range.
-    public static func parse(_ data: Data, file: String) throws -> FilterRanges {
-        let root = try JSONNode.parse(data, file: file)
-        let top = try root.object(allowing: ["version", "description", "filters"])
-        let versionNode = try top.required("version", in: root)
-        let version = try versionNode.int()
-        guard version == currentVersion else {
-            throw versionNode.fail("unsupported version \(version) (this LightWork reads version \(currentVersion))")
-        }
-        let description = try top["description"]?.string() ?? ""
-        let list = try top.required("filters", in: root)
-        var filters: [FilterDefinition] = []
-        for node in try list.array() {
-            let f = try node.object(allowing: ["name", "stage", "kind", "minValue", "maxValue", "default",
-                                               "unit", "description", "parameters"])
-            let nameNode = try f.required("name", in: node)
-            let name = try nameNode.string()
-            guard chainOrder.contains(name) else {
-                throw nameNode.fail("unknown filter \"\(name)\" (the chain runs: \(chainOrder.joined(separator: ", ")))")
-            }
-            guard !filters.contains(where: { $0.name == name }) else { throw nameNode.fail("filter \"\(name)\" declared twice") }
-            guard filters.count < chainOrder.count, chainOrder[filters.count] == name else {
-                throw nameNode.fail("filter \"\(name)\" out of chain order (expected \"\(chainOrder[filters.count])\" here)")
-            }
-            let stage = try enumValue(FilterStage.self, f.required("stage", in: node))
-            let kind = try enumValue(FilterKind.self, f.required("kind", in: node))
-            let amount = try slider(name: name, f, node, isMain: true)
-            var subs: [FilterParameter] = []
-            if let params = f["parameters"] {
-                for pNode in try params.array() {
-                    let p = try pNode.object(allowing: ["name", "minValue", "maxValue", "default", "unit", "description"])
-                    let subNode = try p.required("name", in: pNode)
-                    let sub = try subNode.string()
-                    guard !sub.isEmpty, !sub.contains("."), !sub.contains("=") else {
-                        throw subNode.fail("a sub-parameter name is a plain word (it is addressed as \(name).<word>)")
-                    }
-                    guard !subs.contains(where: { $0.name == "\(name).\(sub)" }) else { throw subNode.fail("declared twice") }
-                    subs.append(try slider(name: "\(name).\(sub)", p, pNode, isMain: false))
-                }
-            }
-            filters.append(FilterDefinition(name: name, stage: stage, kind: kind, amount: amount, parameters: subs))
-        }
-        guard filters.count == chainOrder.count else {
-            throw list.fail("missing filter \"\(chainOrder[filters.count])\" (the file must declare: \(chainOrder.joined(separator: ", ")))")
-        }
-        return FilterRanges(version: version, description: description, filters: filters)
-    }
-
-    private static func enumValue<E: RawRepresentable>(_: E.Type, _ node: JSONNode) throws -> E where E.RawValue == String {
-        let s = try node.string()
-        guard let e = E(rawValue: s) else { throw node.fail("unknown value \"\(s)\"") }
-        return e
-    }
-
-    private static func slider(name: String, _ members: [String: JSONNode], _ node: JSONNode, isMain: Bool) throws -> FilterParameter {
-        let minValue = try members.required("minValue", in: node).number()
-        let maxValue = try members.required("maxValue", in: node).number()
-        let defaultNode = try members.required("default", in: node)
-        let defaultValue = try defaultNode.number()
-        if isMain {
-            guard defaultValue == 0 else { throw defaultNode.fail("a filter's default is 0 (values are offsets from neutral)") }
-        } else {
-            guard defaultValue >= Swift.min(minValue, maxValue) && defaultValue <= Swift.max(minValue, maxValue) else {
-                throw defaultNode.fail("default \(defaultValue) lies outside \(minValue)…\(maxValue)")
-            }
-        }
-        let unit = try members.required("unit", in: node).string()
-        let description = try members.required("description", in: node).string()
-        return FilterParameter(name: name, minValue: minValue, maxValue: maxValue, defaultValue: defaultValue,
-                               unit: unit, description: description)
-    }
+    /// The chain filter that reads the slider `name`.
+    public func slot(owning name: String) -> FilterSlot? { byName[name].map { slots[$0.slot] } }
 
     /// A plain-text table for `lightwork filters`: name, stage, range (UI −100 / 0 / +100), unit, meaning.
+    /// A half that would do nothing (grain below 0) shows as "n/a": its UI positions are refused.
     public func listing() -> String {
         var lines = ["filter               stage  UI −100 … 0 … +100          unit"]
-        func fmt(_ v: Double) -> String {
-            v == v.rounded() && abs(v) < 1e6 ? String(Int(v)) : String(format: "%g", v)
+        let f = FilterParameter.format
+        func row(_ label: String, _ stage: String, _ range: String, _ unit: String, _ text: String, indent: Int) {
+            lines.append(label.padding(toLength: 21, withPad: " ", startingAt: 0)
+                + stage.padding(toLength: 7, withPad: " ", startingAt: 0)
+                + range.padding(toLength: 28, withPad: " ", startingAt: 0) + unit)
+            lines.append(String(repeating: " ", count: indent) + text)
         }
-        for f in filters {
-            for p in [f.amount] + f.parameters {
-                let isMain = p.name == f.name
-                let label = isMain ? p.name : "  " + p.name
-                let range = "\(fmt(p.minValue)) … \(fmt(p.defaultValue)) … \(fmt(p.maxValue))"
-                let stage = isMain ? f.stage.rawValue : ""
-                lines.append(label.padding(toLength: 21, withPad: " ", startingAt: 0)
-                    + stage.padding(toLength: 7, withPad: " ", startingAt: 0)
-                    + range.padding(toLength: 28, withPad: " ", startingAt: 0) + p.unit)
-                lines.append(String(repeating: " ", count: isMain ? 4 : 6) + p.description)
+        for slot in slots {
+            if slot.parameters.isEmpty {
+                row(slot.name, slot.stage.rawValue, "--strength 0 … 100", "%", slot.summary, indent: 4)
+            }
+            for p in slot.parameters {
+                let isMain = !p.name.contains(".")
+                let low = p.usableUI.lowerBound < 0 ? f(p.minValue) : "n/a"
+                let high = p.usableUI.upperBound > 0 ? f(p.maxValue) : "n/a"
+                row(isMain ? p.name : "  " + p.name, isMain ? slot.stage.rawValue : "", "\(low) … \(f(p.defaultValue)) … \(high)",
+                    p.unit, p.description, indent: isMain ? 4 : 6)
             }
         }
         return lines.joined(separator: "\n") + "\n"
     }
+
+    /// The table as `Profiles/filters.json` holds it (`lightwork filters --json`), in chain order, with a stable
+    /// layout so the shipped file can be held equal to it.
+    public func json() -> String {
+        func string(_ s: String) -> String {
+            let data = try? JSONSerialization.data(withJSONObject: s, options: [.fragmentsAllowed, .withoutEscapingSlashes])
+            return data.flatMap { String(data: $0, encoding: .utf8) } ?? "\"\""
+        }
+        func number(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v) }
+        var out = "{\n  \"version\": \(FilterRanges.fileVersion),\n"
+        out += "  \"description\": \(string(FilterRanges.fileDescription)),\n  \"filters\": [\n"
+        out += slots.map { slot -> String in
+            let d = slot.descriptor
+            var s = "    {\n      \"name\": \(string(slot.name)),\n      \"version\": \(d.version),\n"
+            s += "      \"stage\": \"\(slot.stage.rawValue)\",\n      \"kind\": \"\(d.kind.rawValue)\",\n"
+            s += "      \"domain\": \"\(d.domain.rawValue)\",\n"
+            if let r = d.guideRadius { s += "      \"guideRadius\": \(number(r)),\n" }
+            s += "      \"summary\": \(string(slot.summary)),\n      \"parameters\": ["
+            s += slot.parameters.isEmpty ? "]\n    }" : "\n" + slot.parameters.map { p in
+                "        {\n          \"name\": \(string(p.name)),\n          \"minValue\": \(number(p.minValue)),\n"
+                    + "          \"maxValue\": \(number(p.maxValue)),\n          \"default\": \(number(p.defaultValue)),\n"
+                    + "          \"unit\": \(string(p.unit)),\n          \"description\": \(string(p.description))\n        }"
+            }.joined(separator: ",\n") + "\n      ]\n    }"
+            return s
+        }.joined(separator: ",\n")
+        return out + "\n  ]\n}\n"
+    }
+
+    static let fileDescription = "LightWork's filters in chain order, generated from each filter's descriptor by "
+        + "`lightwork filters --json` (do not edit: a test holds this file equal to the descriptors). Each filter's "
+        + "parameters are its sliders: UI −100 reaches minValue, UI +100 maxValue, UI 0 the default (0 for a main "
+        + "amount: values are offsets from neutral); each half is linear on its own (dual-zone slider), and a half "
+        + "whose end is the default (grain below 0) is refused. Sub-parameters are named filter.sub. version: the "
+        + "meaning of the filter's values (recipes written for an older one are migrated). stage: pre = shared "
+        + "branch before the film lookup, film = the lookup and its mix, post = after the film mix. kind: point "
+        + "(per pixel), neighbourhood (needs surrounding pixels), synthesis (adds generated texture). domain: the "
+        + "pixel encoding the filter works in (linear light, or perceptual = sRGB-encoded values). guideRadius: "
+        + "the blurred-luminance guide the filter needs, as a fraction of the long edge."
 }

@@ -8,6 +8,37 @@ public enum FilterSetting: Sendable, Hashable {
     case value(Double, useLeftRange: Bool)
 }
 
+/// One change to a recipe, typed: what `--set` and a verify case's `set` give.
+public enum RecipeOverride: Sendable, Hashable {
+    /// A slider (`contrast`, `vignette.feather`) at a UI position −100…100.
+    case slider(name: String, ui: Double)
+    /// The film/LUT mix 0…100.
+    case strength(Double)
+    /// A film's lookupId or name.
+    case film(String)
+
+    /// Parses one `--set name=value` (`contrast=35`, `strength=60`, `film=0001002`).
+    public static func parse(_ item: String) throws -> RecipeOverride {
+        guard let eq = item.firstIndex(of: "=") else {
+            throw LightWorkError.usage("--set \(item): expected name=value, e.g. --set contrast=35")
+        }
+        let name = item[..<eq].trimmingCharacters(in: .whitespaces)
+        let raw = item[item.index(after: eq)...].trimmingCharacters(in: .whitespaces)
+        switch name {
+        case "film":
+            return .film(raw)
+        case "strength":
+            guard let s = Double(raw) else { throw LightWorkError.usage("--set \(item): strength is a number 0…100") }
+            return .strength(s)
+        default:
+            guard let ui = Double(raw), ui.isFinite else {
+                throw LightWorkError.usage("--set \(item): \"\(raw)\" is not a number (UI −100…100)")
+            }
+            return .slider(name: name, ui: ui)
+        }
+    }
+}
+
 /// A development recipe (versioned JSON, version 1): filter settings, film or LUT, strength, export defaults.
 ///
 /// ```json
@@ -22,6 +53,8 @@ public enum FilterSetting: Sendable, Hashable {
 /// (the right one when both do). `film` is a 7-digit lookupId or a film name; `lut` is a .cube or LUT image
 /// inside the recipe's own folder; a recipe names a film or a LUT, not both. `strength` (0…100, default 100)
 /// is the film/LUT mix. Absent filters stay neutral. Every mistake is reported with its JSON path.
+/// `filterVersions` (`{"grain": 2}`, by the filter's descriptor name; absent = 1) says which meaning of a filter's
+/// values the file was written for: older ones are migrated by that filter's `migrate` when the file is read.
 public struct Recipe: Sendable, Hashable {
     public static let currentVersion = 1
 
@@ -72,7 +105,7 @@ public struct Recipe: Sendable, Hashable {
     /// (default: the current directory).
     public static func parse(_ data: Data, file: String, baseDirectory: URL? = nil, ranges: FilterRanges) throws -> Recipe {
         let root = try JSONNode.parse(data, file: file)
-        let top = try root.object(allowing: ["version", "name", "description", "filters", "film", "strength", "lut", "export"])
+        let top = try root.object(allowing: ["version", "name", "description", "filterVersions", "filters", "film", "strength", "lut", "export"])
         let versionNode = try top.required("version", in: root)
         let version = try versionNode.int()
         guard version == currentVersion else {
@@ -81,9 +114,24 @@ public struct Recipe: Sendable, Hashable {
         var recipe = Recipe(name: try top["name"]?.string() ?? ((file as NSString).lastPathComponent as NSString).deletingPathExtension,
                             source: file)
         recipe.description = try top["description"]?.string()
+        let versions = try filterVersions(top["filterVersions"], ranges: ranges)
         if let filtersNode = top["filters"] {
+            var nodes: [String: JSONNode] = [:]
+            var written: [String: FilterSetting] = [:]
             for (key, node) in try filtersNode.object().sorted(by: { $0.key < $1.key }) {
-                recipe.filters[key] = try parseSetting(node, name: key, ranges: ranges)
+                guard ranges.parameter(named: key) != nil else {
+                    throw node.fail("unknown filter \"\(key)\" (known: \(ranges.parameterNames.joined(separator: ", ")))")
+                }
+                nodes[key] = node
+                written[key] = try parseSetting(node)
+            }
+            let current = try migrate(written, versions: versions, ranges: ranges, node: filtersNode)
+            for (key, setting) in current.sorted(by: { $0.key < $1.key }) {
+                let node = nodes[key] ?? filtersNode
+                guard let parameter = ranges.parameter(named: key) else {
+                    throw node.fail("the migration gave an unknown filter \"\(key)\"")
+                }
+                recipe.filters[key] = try check(setting, parameter, node)
             }
         }
         if let n = top["film"], !n.isNull {
@@ -111,34 +159,82 @@ public struct Recipe: Sendable, Hashable {
         return recipe
     }
 
-    /// One slider's `{"ui": …}` or `{"value": …, "useLeftRange": …}`, validated against its range.
-    private static func parseSetting(_ node: JSONNode, name: String, ranges: FilterRanges) throws -> FilterSetting {
-        guard let parameter = ranges.parameter(named: name) else {
-            throw node.fail("unknown filter \"\(name)\" (known: \(ranges.parameterNames.joined(separator: ", ")))")
+    /// The `filterVersions` block: descriptor name → the version the file's values were written for.
+    private static func filterVersions(_ node: JSONNode?, ranges: FilterRanges) throws -> [String: Int] {
+        guard let node else { return [:] }
+        var descriptors: [String: FilterDescriptor] = [:]
+        for slot in ranges.slots { descriptors[slot.descriptor.name] = slot.descriptor }
+        var out: [String: Int] = [:]
+        for (name, n) in try node.object().sorted(by: { $0.key < $1.key }) {
+            guard let d = descriptors[name] else {
+                throw n.fail("unknown filter \"\(name)\" (versioned filters: \(ranges.slots.map(\.descriptor.name).joined(separator: ", ")))")
+            }
+            let v = try n.int()
+            guard v >= 1, v <= d.version else {
+                throw n.fail("\(name) version \(v) unknown (this LightWork knows versions 1…\(d.version) of it)")
+            }
+            out[name] = v
         }
+        return out
+    }
+
+    /// Settings written for older filter versions, rewritten by each filter's own `migrate` (in chain order,
+    /// every instance of a type through its declared names).
+    private static func migrate(_ written: [String: FilterSetting], versions: [String: Int], ranges: FilterRanges,
+                                node: JSONNode) throws -> [String: FilterSetting] {
+        var out = written
+        for slot in ranges.slots {
+            let d = slot.descriptor
+            let from = versions[d.name] ?? 1
+            guard from < d.version else { continue }
+            var declared: [String: FilterSetting] = [:]
+            for p in slot.parameters {
+                if let s = out.removeValue(forKey: p.name) { declared[slot.declaredName(of: p.name)] = s }
+            }
+            for v in from..<d.version {
+                do { try slot.type.migrate(from: v, settings: &declared) } catch {
+                    throw node.fail("\(slot.name): cannot migrate its values from version \(v): \(error)")
+                }
+            }
+            for p in slot.parameters {
+                if let s = declared[slot.declaredName(of: p.name)] { out[p.name] = s }
+            }
+        }
+        return out
+    }
+
+    /// One slider's `{"ui": …}` or `{"value": …, "useLeftRange": …}`, as written (ranges are checked after migration).
+    private static func parseSetting(_ node: JSONNode) throws -> FilterSetting {
         let o = try node.object(allowing: ["ui", "value", "useLeftRange"])
         if let uiNode = o["ui"] {
             if o["value"] != nil || o["useLeftRange"] != nil {
                 throw uiNode.fail("give either \"ui\" or \"value\" (with \"useLeftRange\"), not both")
             }
-            let ui = try uiNode.number()
-            guard DualZoneRange.uiRange.contains(ui) else { throw uiNode.fail("UI value \(ui) outside −100…100") }
-            return .ui(ui)
+            return .ui(try uiNode.number())
         }
         guard let valueNode = o["value"] else { throw node.fail("expected {\"ui\": N} or {\"value\": V, \"useLeftRange\": B}") }
         let value = try valueNode.number()
-        let left: Bool
-        if let leftNode = o["useLeftRange"] {
-            left = try leftNode.bool()
-        } else if parameter.contains(value: value, useLeftRange: false) {
-            left = false
-        } else {
-            left = true
+        if let leftNode = o["useLeftRange"] { return .value(value, useLeftRange: try leftNode.bool()) }
+        // useLeftRange left out: the right half for now; `check` takes the left one when only it reaches the value.
+        return .value(value, useLeftRange: false)
+    }
+
+    /// A setting checked against its slider: a usable UI position, or a value its half reaches.
+    private static func check(_ setting: FilterSetting, _ parameter: FilterParameter, _ node: JSONNode) throws -> FilterSetting {
+        let o = try? node.object()
+        switch setting {
+        case .ui(let ui):
+            if let reason = parameter.refusal(ui: ui) { throw (o?["ui"] ?? node).fail(reason) }
+            return setting
+        case let .value(value, left):
+            let valueNode = o?["value"] ?? node
+            let explicit = o?["useLeftRange"] != nil
+            let half = explicit || parameter.contains(value: value, useLeftRange: left) ? left : !left
+            guard parameter.contains(value: value, useLeftRange: half) else {
+                throw valueNode.fail(rangeMessage(parameter, value: value, useLeftRange: half))
+            }
+            return .value(value, useLeftRange: half)
         }
-        guard parameter.contains(value: value, useLeftRange: left) else {
-            throw valueNode.fail(rangeMessage(parameter, value: value, useLeftRange: left))
-        }
-        return .value(value, useLeftRange: left)
     }
 
     private static func rangeMessage(_ p: FilterParameter, value: Double, useLeftRange: Bool) -> String {
@@ -149,34 +245,37 @@ public struct Recipe: Sendable, Hashable {
     }
 
     /// Applies `--set name=UI` overrides (`contrast=35`, `vignette.feather=-20`), plus `strength=0…100` and
-    /// `film=ID-or-name`. With `ranges`, unknown names are refused at once; without, `resolve` refuses them.
+    /// `film=ID-or-name`: each item parsed once into a `RecipeOverride`.
     public func applying(sets: [String], ranges: FilterRanges? = nil) throws -> Recipe {
+        try applying(overrides: sets.map(RecipeOverride.parse), ranges: ranges)
+    }
+
+    /// Applies typed overrides in order. With `ranges`, unknown names and unusable UI positions (outside ±100, or
+    /// on a half that would do nothing, such as grain below 0) are refused at once; without, `resolve` refuses them.
+    public func applying(overrides: [RecipeOverride], ranges: FilterRanges? = nil) throws -> Recipe {
         var out = self
-        for item in sets {
-            guard let eq = item.firstIndex(of: "=") else {
-                throw LightWorkError.usage("--set \(item): expected name=value, e.g. --set contrast=35")
-            }
-            let name = item[..<eq].trimmingCharacters(in: .whitespaces)
-            let raw = item[item.index(after: eq)...].trimmingCharacters(in: .whitespaces)
-            switch name {
-            case "film":
-                guard !raw.isEmpty else { throw LightWorkError.usage("--set film=: give a film id or name") }
-                if out.lut != nil { throw LightWorkError.usage("--set film=\(raw): this recipe already names a LUT") }
-                out.film = raw
-            case "strength":
-                guard let s = Double(raw), (0...100).contains(s) else {
-                    throw LightWorkError.usage("--set \(item): strength is a number 0…100")
+        for item in overrides {
+            switch item {
+            case .film(let film):
+                guard !film.isEmpty else { throw LightWorkError.usage("--set film=: give a film id or name") }
+                if out.lut != nil { throw LightWorkError.usage("--set film=\(film): this recipe already names a LUT") }
+                out.film = film
+            case .strength(let s):
+                guard (0...100).contains(s) else {
+                    throw LightWorkError.usage("--set strength=\(FilterParameter.format(s)): strength is a number 0…100")
                 }
                 out.strength = s
-            default:
-                if let ranges, ranges.parameter(named: name) == nil {
-                    throw LightWorkError.usage("--set \(item): unknown filter \"\(name)\" (known: \(ranges.parameterNames.joined(separator: ", ")), strength, film)")
-                }
-                guard let ui = Double(raw), ui.isFinite else {
-                    throw LightWorkError.usage("--set \(item): \"\(raw)\" is not a number (UI −100…100)")
-                }
-                guard DualZoneRange.uiRange.contains(ui) else {
-                    throw LightWorkError.usage("--set \(item): UI value \(ui) outside −100…100")
+            case let .slider(name, ui):
+                let set = "--set \(name)=\(FilterParameter.format(ui))"
+                if let ranges {
+                    guard let parameter = ranges.parameter(named: name) else {
+                        throw LightWorkError.usage("\(set): unknown filter \"\(name)\" (known: \(ranges.parameterNames.joined(separator: ", ")), strength, film)")
+                    }
+                    if let reason = parameter.refusal(ui: ui) { throw LightWorkError.usage("\(set): \(reason)") }
+                } else {
+                    guard ui.isFinite, DualZoneRange.uiRange.contains(ui) else {
+                        throw LightWorkError.usage("\(set): UI value \(ui) outside −100…100")
+                    }
                 }
                 out.filters[name] = .ui(ui)
             }
@@ -199,8 +298,8 @@ public struct Recipe: Sendable, Hashable {
             case nil:
                 settings.append(ResolvedSetting(name: name, ui: 0, value: p.defaultValue, useLeftRange: false))
             case .ui(let ui)?:
-                guard DualZoneRange.uiRange.contains(ui) else {
-                    throw LightWorkError.invalidDocument(file: source, path: path + ".ui", reason: "UI value \(ui) outside −100…100")
+                if let reason = p.refusal(ui: ui) {
+                    throw LightWorkError.invalidDocument(file: source, path: path + ".ui", reason: reason)
                 }
                 settings.append(ResolvedSetting(name: name, ui: ui, value: p.value(forUI: ui), useLeftRange: p.zone.useLeftRange(forUI: ui)))
             case let .value(v, left)?:
@@ -234,9 +333,14 @@ public struct Recipe: Sendable, Hashable {
                               lut: lutURL?.path, strength: strength, export: export)
     }
 
-    /// The recipe as JSON in its file format (stable key order), e.g. to save what `--set` produced.
-    public func jsonData() throws -> Data {
+    /// The recipe as JSON in its file format (stable key order), e.g. to save what `--set` produced, for the
+    /// filter versions of `ranges`.
+    public func jsonData(ranges: FilterRanges = .standard) throws -> Data {
         var root: [String: Any] = ["version": Recipe.currentVersion, "name": name]
+        // Versions above 1 only, so files for filters that never changed meaning stay as before.
+        var versions: [String: Int] = [:]
+        for slot in ranges.slots where slot.descriptor.version > 1 { versions[slot.descriptor.name] = slot.descriptor.version }
+        if !versions.isEmpty { root["filterVersions"] = versions }
         if let description { root["description"] = description }
         var f: [String: Any] = [:]
         for (k, s) in filters {

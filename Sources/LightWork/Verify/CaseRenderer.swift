@@ -33,10 +33,10 @@ public struct CaseRenderer: Sendable {
     /// film, a lossy format.
     public func spec(for c: VerifyCase, outputDirectory: URL) throws -> ConvertSpec {
         var recipe = try c.recipe.map { try Recipe.load(from: resolve($0), ranges: ranges) } ?? Recipe.neutral
-        var sets = (c.set ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.number($0.value))" }
-        if let film = c.film { sets.append("film=\(film)") }
-        if let strength = c.strength { sets.append("strength=\(Self.number(strength))") }
-        recipe = try recipe.applying(sets: sets, ranges: ranges)
+        var overrides = (c.set ?? [:]).sorted { $0.key < $1.key }.map { RecipeOverride.slider(name: $0.key, ui: $0.value) }
+        if let film = c.film { overrides.append(.film(film)) }
+        if let strength = c.strength { overrides.append(.strength(strength)) }
+        recipe = try recipe.applying(overrides: overrides, ranges: ranges)
         var catalog: FilmCatalog?
         var store: Entitlements?
         if recipe.film != nil {
