@@ -80,7 +80,4 @@ public struct CaseRenderer: Sendable {
     public struct RenderFailure: Error, CustomStringConvertible, Sendable {
         public let description: String
     }
-
-    /// 35 rather than 35.0 in `--set` strings.
-    static func number(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e9 ? String(Int(v)) : String(v) }
 }
