@@ -30,8 +30,12 @@ public struct TIFFStructure {
         switch (h[0], h[1], h[2], h[3]) {
         case (0x49, 0x49, 0x2A, 0x00): littleEndian = true
         case (0x4D, 0x4D, 0x00, 0x2A): littleEndian = false
-        case (0x49, 0x49, 0x55, 0x00), (0x49, 0x49, 0x52, 0x4F), (0x49, 0x49, 0x52, 0x53) where magic == .withMakerVariants: littleEndian = true
-        case (0x4D, 0x4D, 0x4F, 0x52) where magic == .withMakerVariants: littleEndian = false
+        case (0x49, 0x49, 0x55, 0x00), (0x49, 0x49, 0x52, 0x4F), (0x49, 0x49, 0x52, 0x53):
+            guard magic == .withMakerVariants else { return nil }
+            littleEndian = true
+        case (0x4D, 0x4D, 0x4F, 0x52):
+            guard magic == .withMakerVariants else { return nil }
+            littleEndian = false
         default: return nil
         }
         self.bytes = bytes

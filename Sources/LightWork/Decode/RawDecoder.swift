@@ -474,7 +474,8 @@ public enum RawDecoder {
     static func openError(_ rc: Int32, url: URL) -> LightWorkError {
         let ext = url.pathExtension.lowercased()
         guard RawCodec.extensions.contains(ext) else {
-            return .unsupportedFormat("not a JPEG, a PNG, nor a RAW format LibRaw \(libraryVersion) reads")
+            let others = CodecRegistry.codecs.filter { $0.decodes && !($0 is RawCodec) }.map { "a \($0.name.uppercased()), " }
+            return .unsupportedFormat("not \(others.joined())nor a RAW format LibRaw \(libraryVersion) reads")
         }
         if ext == "gpr" { return gprUnsupported() }
         return .decodeFailed("LibRaw cannot identify this .\(ext) file (\(String(cString: libraw_strerror(rc)))): truncated or corrupt, or a camera LibRaw \(libraryVersion) does not know")
