@@ -104,6 +104,18 @@ final class CodecRegistryTests: XCTestCase {
         XCTAssertTrue(format.stderr.contains(CodecRegistry.formatNames.joined(separator: ", ")), format.stderr)
     }
 
+    /// The manifest schema's format list and `verify --help`'s lossless list are the registry's.
+    func testSchemaAndVerifyHelpListTheRegistrysFormats() throws {
+        let schema = try String(contentsOf: TestPaths.repoRoot.appendingPathComponent("docs/manifest.schema.json"), encoding: .utf8)
+        let listed = try XCTUnwrap(schema.range(of: #""format": {"enum": ["#)).upperBound
+        let end = try XCTUnwrap(schema[listed...].firstIndex(of: "]"))
+        let names = schema[listed..<end].split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")) }
+        XCTAssertEqual(names, CodecRegistry.formatNames)
+        let help = try CLIRunner.run(["verify", "--help"])
+        XCTAssertTrue(help.stdout.contains("lossless formats only: tiff16, tiff8, png, png16"), help.stdout)
+        XCTAssertEqual(VerifyCase.losslessFormats.map(\.rawValue), ["tiff16", "tiff8", "png", "png16"])
+    }
+
     func testRecipeExportBlocksPickTheCodecsFormats() throws {
         let folder = TestPaths.repoRoot.appendingPathComponent("Samples/recipes")
         let ranges = try FilterRanges.load(from: TestPaths.repoRoot.appendingPathComponent("Profiles/filters.json"))

@@ -32,8 +32,8 @@ public struct ConvertOptions: Sendable {
         self.chain = chain
         self.settings = settings ?? ResolvedSettings(
             format: encode.format.rawValue, bitDepth: encode.format.bitDepth, colorSpace: colorSpace.rawValue,
-            quality: encode.format == .jpeg ? encode.jpegQuality : nil,
-            compression: encode.format.fileExtension == "tif" ? encode.tiffCompression.rawValue : nil,
+            quality: encode.format.codec.options.contains(JPEGCodec.quality) ? encode.jpegQuality : nil,
+            compression: encode.format.codec.options.contains(TIFFCodec.compression) ? encode.tiffCompression.rawValue : nil,
             demosaic: decode.demosaic.rawValue, intent: decode.intent.rawValue,
             background: String(format: "%.4f,%.4f,%.4f", background.x, background.y, background.z), stripMetadata: stripMetadata)
         self.resize = resize
