@@ -129,7 +129,7 @@ public struct CodecOption: Sendable, Equatable {
 
 /// Byte ranges of a file (through pread: RAWs are tens of megabytes and a probe reads a few hundred bytes) or of
 /// bytes already in memory, every read bounds-checked.
-public final class FileBytes: @unchecked Sendable {   // immutable after init; pread needs no lock
+public final class FileBytes {
     public let size: Int
     private let fd: Int32
     private let data: Data?

@@ -22,6 +22,6 @@ public enum ImageFileReader {
 
     /// The format named by the first bytes, nil when no codec reads it back.
     public static func format(of data: Data) -> ImageFile.Format? {
-        CodecRegistry.reader(for: data).flatMap { ImageFile.Format(rawValue: $0.name) }
+        CodecRegistry.reader(for: data).map { ImageFile.Format(rawValue: $0.name) }
     }
 }
