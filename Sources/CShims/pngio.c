@@ -1,5 +1,5 @@
-// libpng reports errors by longjmp to a setjmp point, which Swift cannot set: the whole encode and decode
-// run here, and failures come back as -1 plus libpng's message.
+// libpng reports errors by longjmp to a setjmp point, which Swift cannot set: the whole encode runs here, and
+// failures come back as -1 plus libpng's message. Decoding goes through lw_pngdec.h.
 #include "lw_png.h"
 #include <errno.h>
 #include <png.h>
@@ -20,10 +20,6 @@ struct lw_png_context {
     int io_errno;
     uint8_t *buf;
     size_t used;
-    // Reading: the whole file in memory.
-    const uint8_t *data;
-    size_t len, pos;
-    png_bytep *rows;
 };
 
 static void on_png_error(png_structp png, png_const_charp text) {
@@ -114,95 +110,4 @@ int lw_png_encode_fd(int fd, const lw_png_encode_params *p, const void *pixels, 
     free(c->buf);
     free(c);
     return 0;
-}
-
-static void on_read(png_structp png, png_bytep out, size_t n) {
-    struct lw_png_context *c = png_get_io_ptr(png);
-    if (n > c->len - c->pos) png_error(png, "file is truncated");
-    memcpy(out, c->data + c->pos, n);
-    c->pos += n;
-}
-
-static uint8_t *copy_bytes(const void *src, size_t n) {
-    uint8_t *d = malloc(n ? n : 1);
-    if (d) memcpy(d, src, n);
-    return d;
-}
-
-int lw_png_decode(const uint8_t *data, size_t len, lw_png_image *out, char *err, size_t err_len) {
-    memset(out, 0, sizeof *out);
-    struct lw_png_context *c = calloc(1, sizeof *c);
-    if (!c) { snprintf(err, err_len, "out of memory"); return -1; }
-    c->msg = err;
-    c->msg_len = err_len;
-    c->data = data;
-    c->len = len;
-    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, c, on_png_error, on_png_warning);
-    png_infop info = png ? png_create_info_struct(png) : NULL;
-    if (!png || !info) {
-        snprintf(err, err_len, "out of memory");
-        if (png) png_destroy_read_struct(&png, info ? &info : NULL, NULL);
-        free(c);
-        return -1;
-    }
-    if (setjmp(png_jmpbuf(png))) {
-        png_destroy_read_struct(&png, &info, NULL);
-        free(c->rows);
-        free(c);
-        lw_png_image_free(out);
-        return -1;
-    }
-    png_set_benign_errors(png, 1);
-    png_set_read_fn(png, c, on_read);
-    png_read_info(png, info);
-    png_uint_32 w = 0, h = 0;
-    int depth = 0, color_type = 0;
-    png_get_IHDR(png, info, &w, &h, &depth, &color_type, NULL, NULL, NULL);
-    if (color_type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
-    if (color_type == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(png);
-    if (png_get_valid(png, info, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(png);
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (depth == 16) png_set_swap(png);
-#endif
-    png_set_interlace_handling(png);
-    png_read_update_info(png, info);
-
-    png_charp name = NULL;
-    int comp = 0;
-    png_bytep profile = NULL;
-    png_uint_32 profile_len = 0;
-    if (png_get_iCCP(png, info, &name, &comp, &profile, &profile_len) && profile) {
-        out->icc = copy_bytes(profile, profile_len);
-        out->icc_len = profile_len;
-    }
-    size_t row_bytes = png_get_rowbytes(png, info);
-    out->pixels = malloc(row_bytes * h);
-    c->rows = malloc(sizeof(png_bytep) * h);
-    if (!out->pixels || !c->rows) png_error(png, "out of memory");
-    for (png_uint_32 y = 0; y < h; y++) c->rows[y] = (png_bytep)out->pixels + (size_t)y * row_bytes;
-    png_read_image(png, c->rows);
-    png_read_end(png, info);
-#ifdef PNG_eXIf_SUPPORTED
-    png_bytep exif = NULL;
-    png_uint_32 exif_len = 0;
-    if (png_get_eXIf_1(png, info, &exif_len, &exif) && exif) {
-        out->exif = copy_bytes(exif, exif_len);
-        out->exif_len = exif_len;
-    }
-#endif
-    out->width = (int)w;
-    out->height = (int)h;
-    out->channels = png_get_channels(png, info);
-    out->bit_depth = png_get_bit_depth(png, info);
-    png_destroy_read_struct(&png, &info, NULL);
-    free(c->rows);
-    free(c);
-    return 0;
-}
-
-void lw_png_image_free(lw_png_image *img) {
-    free(img->pixels);
-    free(img->icc);
-    free(img->exif);
-    memset(img, 0, sizeof *img);
 }

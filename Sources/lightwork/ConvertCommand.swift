@@ -5,9 +5,9 @@ import LightWork
 enum ConvertCommand {
     static let specs: [OptionSpec] = [
         OptionSpec(name: "output", value: "DIR", help: "output folder (created if missing); required", short: "o"),
-        OptionSpec(name: "format", value: "FMT", help: "tiff16 (default), tiff8, jpeg, png, png16"),
-        OptionSpec(name: "quality", value: "N", help: "JPEG quality 1-100 (default 92; 4:4:4 chroma from 90)"),
-        OptionSpec(name: "compression", value: "C", help: "TIFF compression: none (default), deflate, lzw"),
+        OptionSpec(name: "format", value: "FMT", help: CodecRegistry.formatHelp),
+        OptionSpec(name: "quality", value: "N", help: JPEGCodec.quality.help),
+        OptionSpec(name: "compression", value: "C", help: TIFFCodec.compression.help),
         OptionSpec(name: "colorspace", value: "CS", help: "srgb (default), display-p3, adobe-rgb, prophoto; profile always embedded"),
         OptionSpec(name: "demosaic", value: "ALG", help: "RAW demosaic: ahd (default; LightWork's own on Bayer sensors), libraw-ahd, linear, ppg, vng, dht, aahd"),
         OptionSpec(name: "intent", value: "I", help: "ICC inputs: relative (default, with black-point compensation), perceptual, saturation, absolute"),
@@ -187,16 +187,16 @@ enum ConvertCommand {
         var colorSpace = OutputColorSpace.srgb
         recipe.export?.apply(to: &encode, colorSpace: &colorSpace)
         if let f = p.value("format") {
-            guard let format = OutputFormat(rawValue: f) else { throw choices("--format", f, OutputFormat.allCases.map(\.rawValue)) }
+            guard let format = OutputFormat(rawValue: f) else { throw choices("--format", f, CodecRegistry.formatNames) }
             encode.format = format
         }
         if let q = p.value("quality") {
-            guard let v = Int(q), (1...100).contains(v) else { throw LightWorkError.usage("--quality takes 1-100, not '\(q)'") }
-            encode.jpegQuality = v
+            if let refusal = JPEGCodec.quality.refusal(q, label: "--quality") { throw LightWorkError.usage(refusal) }
+            encode.jpegQuality = Int(q)!
         }
         if let c = p.value("compression") {
-            guard let v = TIFFCompression(rawValue: c) else { throw choices("--compression", c, TIFFCompression.allCases.map(\.rawValue)) }
-            encode.tiffCompression = v
+            if let refusal = TIFFCodec.compression.refusal(c, label: "--compression") { throw LightWorkError.usage(refusal) }
+            encode.tiffCompression = TIFFCompression(rawValue: c)!
         }
         if let c = p.value("colorspace") {
             guard let v = OutputColorSpace(rawValue: c) else { throw choices("--colorspace", c, OutputColorSpace.allCases.map(\.rawValue)) }

@@ -56,10 +56,11 @@ enum InfoCommand {
         guard !data.isEmpty else { throw LightWorkError.emptyFile }
         var doc: [String: Any] = ["path": url.path, "size": data.count]
         let meta: ImageMetadata
-        switch InputKind.sniff(data) {
-        case .some(let kind):
-            let decoded = try RGBDecoder.decode(data: data, options: DecodeOptions())
-            doc["format"] = kind.rawValue
+        let codec = CodecRegistry.decoder(for: data)
+        switch codec {
+        case let codec where !(codec is RawCodec):
+            let decoded = try codec.decode(data: data, url: url, options: DecodeOptions())
+            doc["format"] = codec.name
             doc["width"] = decoded.image.width
             doc["height"] = decoded.image.height
             doc["alpha"] = decoded.image.hasAlpha
@@ -67,7 +68,7 @@ enum InfoCommand {
             if !decoded.notes.isEmpty { doc["notes"] = decoded.notes }
             for (k, v) in decoded.details { doc[k] = v }
             meta = decoded.metadata
-        case .none:
+        default:
             let (m, details) = try RawDecoder.inspect(url: url)
             doc["format"] = "raw"
             for (k, v) in details { doc[k] = v }

@@ -52,7 +52,7 @@ enum VerifyCommand {
     it counts) or neither could decode it, 2 when dcraw_emu is missing or the command line is wrong.
     --json FILE writes every figure.
 
-    Suite file (versioned JSON; paths relative to it; lossless formats only: tiff16, tiff8, png, png16):
+    Suite file (versioned JSON; paths relative to it; lossless formats only: \(VerifyCase.losslessFormats.map(\.rawValue).joined(separator: ", "))):
       {"version": 1, "name": "my looks", "thresholds": {"max": 2.3, "mean": 0.767},
        "decodeHashes": "decode-hashes.json",
        "cases": [{"name": "portra-web", "input": "shots/IMG_1.CR2", "recipe": "recipes/portra.json",

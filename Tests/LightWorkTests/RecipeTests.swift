@@ -84,6 +84,13 @@ final class RecipeTests: XCTestCase {
         assertInvalid(#"{"version": 1, "strength": 120}"#, path: "$.strength", contains: "0…100")
         assertInvalid(#"{"version": 1, "export": {"quality": 0}}"#, path: "$.export.quality", contains: "1…100")
         assertInvalid(#"{"version": 1, "export": {"colorspace": "cmyk"}}"#, path: "$.export.colorspace", contains: "unknown colour space")
+        // Export values come from the codecs: one no codec declares is refused, naming those it does.
+        assertInvalid(#"{"version": 1, "export": {"compression": "packbits"}}"#, path: "$.export.compression",
+                      contains: "unknown compression \"packbits\" (none, deflate, lzw)")
+        assertInvalid(#"{"version": 1, "export": {"format": "gif"}}"#, path: "$.export.format", contains: "unknown format \"gif\" (tiff, jpeg, png)")
+        assertInvalid(#"{"version": 1, "export": {"format": "raw"}}"#, path: "$.export.format", contains: "(tiff, jpeg, png)")
+        assertInvalid(#"{"version": 1, "export": {"format": "jpeg", "bitDepth": 16}}"#, path: "$.export.bitDepth", contains: "jpeg is written at 8 bits")
+        assertInvalid(#"{"version": 1, "export": {"bitDepth": 12}}"#, path: "$.export.bitDepth", contains: "8 or 16")
         assertInvalid("{\"version\": 1,\n \"filters\": {,}}", path: "$", contains: "line 2")
     }
 

@@ -23,16 +23,6 @@ int lw_jpeg_encode(const lw_jpeg_encode_params *p, const uint8_t *pixels, size_t
                    uint8_t **out, size_t *out_len, char *err, size_t err_len);
 void lw_jpeg_free(void *p);
 
-/// A decoded JPEG: 1 (grey) or 3 (RGB) 8-bit components; buffers owned until lw_jpeg_image_free.
-typedef struct {
-    int width, height, components;
-    uint8_t *pixels;
-    uint8_t *icc;  size_t icc_len;   // reassembled APP2 ICC chunks, NULL when none
-    uint8_t *exif; size_t exif_len;  // first APP1 "Exif\0\0" payload without that header, NULL when none
-} lw_jpeg_image;
-
-/// Decodes a whole JPEG held in memory. 0 on success, -1 on error (nothing to free then).
-int lw_jpeg_decode(const uint8_t *data, size_t len, lw_jpeg_image *out, char *err, size_t err_len);
-void lw_jpeg_image_free(lw_jpeg_image *img);
+// Decoding goes through lw_jpegdec.h (one decompressor for conversion and read-back).
 
 #endif

@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// libpng reports errors by longjmp; these wrappers catch them and return -1 with the message in `err`.
+// libpng reports errors by longjmp; this wrapper catches them and returns -1 with the message in `err`.
 
 /// What to encode: interleaved samples, 1-4 channels (grey, grey+alpha, RGB, RGBA); 16-bit samples are
 /// in native byte order (swapped to PNG's big-endian on the way out).
@@ -19,16 +19,6 @@ typedef struct {
 int lw_png_encode_fd(int fd, const lw_png_encode_params *p, const void *pixels, size_t row_bytes,
                      int *io_errno, char *err, size_t err_len);
 
-/// A decoded PNG: palette and low bit depths expanded to 8 bits, tRNS to alpha, 16-bit in native order.
-typedef struct {
-    int width, height, channels, bit_depth;
-    void *pixels;
-    uint8_t *icc; size_t icc_len;
-    uint8_t *exif; size_t exif_len;
-} lw_png_image;
-
-/// Decodes a whole PNG held in memory. 0 on success, -1 on error (nothing to free then).
-int lw_png_decode(const uint8_t *data, size_t len, lw_png_image *out, char *err, size_t err_len);
-void lw_png_image_free(lw_png_image *img);
+// Decoding goes through lw_pngdec.h (one reader for conversion and read-back).
 
 #endif

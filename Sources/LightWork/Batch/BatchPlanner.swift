@@ -42,7 +42,7 @@ public struct BatchPlan: Sendable, Equatable {
 /// Shards should be cut from the plan (not from the inputs before planning), so that `{index}` and any
 /// suffix are the same as in a single run.
 public enum BatchPlanner {
-    static let jpegExtensions: Set<String> = ["jpg", "jpeg", "jpe"]
+    static let jpegExtensions = Set(JPEGCodec.extensions)
 
     /// Walks `paths` and plans them. `previous` is the manifest an earlier run left at the same place: outputs it
     /// records are this export's own (see `CollisionPolicy`).
@@ -135,7 +135,7 @@ public enum BatchPlanner {
         var pairedJPEG = Set<Int>()
         for key in order {
             let members = groups[key]!
-            let raws = members.filter { RawDecoder.rawExtensions.contains(jobs[$0].item.url.pathExtension.lowercased()) }
+            let raws = members.filter { RawCodec.extensions.contains(jobs[$0].item.url.pathExtension.lowercased()) }
             let jpegs = members.filter { jpegExtensions.contains(jobs[$0].item.url.pathExtension.lowercased()) }
             guard !raws.isEmpty, !jpegs.isEmpty else { continue }
             let firstRaw = jobs[raws[0]].item.url.lastPathComponent, firstJPEG = jobs[jpegs[0]].item.url.lastPathComponent

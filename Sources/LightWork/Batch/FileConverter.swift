@@ -135,12 +135,10 @@ public struct FileConverter: Sendable {
         return entry
     }
 
-    /// Decodes by content: JPEG and PNG through the RGB path, anything else through LibRaw.
+    /// Decodes by content: the codec whose signature matches (JPEG and PNG through the RGB path), anything else
+    /// through LibRaw (`CodecRegistry.decoder(for:)`).
     public func decode(data: Data, url: URL) throws -> DecodedImage {
-        switch InputKind.sniff(data) {
-        case .jpeg, .png: return try RGBDecoder.decode(data: data, options: decodeOptions)
-        default: return try RawDecoder.decode(data: data, url: url, options: decodeOptions)
-        }
+        try CodecRegistry.decoder(for: data).decode(data: data, url: url, options: decodeOptions)
     }
 
     /// Reads an input whole (it is hashed and decoded from the same bytes), refusing what is not a readable file.

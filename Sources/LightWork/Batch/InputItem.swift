@@ -19,7 +19,7 @@ public struct InputItem: Sendable, Equatable {
 /// mirrored in the output). Symlinked folders are not followed (no loops); hidden files are skipped.
 public enum InputWalker {
     /// Extensions a folder walk picks up; a file named on the command line is always tried, whatever its name.
-    public static let imageExtensions: Set<String> = RawDecoder.rawExtensions.union(["jpg", "jpeg", "jpe", "png"])
+    public static var imageExtensions: Set<String> { CodecRegistry.inputExtensions }
 
     /// Items in a stable order (sorted by relative path within each argument). Paths that do not exist become
     /// items too, so that they fail with a manifest entry like any other bad input.

@@ -93,16 +93,3 @@ public struct DecodeOptions: Sendable, Codable, Equatable {
         }
     }
 }
-
-/// Reads the first bytes of a file to decide which decoder applies (by content, never by extension).
-public enum InputKind: String, Sendable, Codable {
-    case jpeg, png, raw
-
-    /// `nil` when the bytes are neither JPEG nor PNG; RAW is then attempted by LibRaw, which knows its formats.
-    public static func sniff(_ head: Data) -> InputKind? {
-        let b = [UInt8](head.prefix(8))
-        if b.count >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF { return .jpeg }
-        if b.count >= 8 && b == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] { return .png }
-        return nil
-    }
-}

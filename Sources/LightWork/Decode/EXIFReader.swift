@@ -1,6 +1,7 @@
 import Foundation
 
-/// Reads the few EXIF fields LightWork records from a TIFF-structured EXIF block (JPEG APP1, PNG eXIf).
+/// Reads the few EXIF fields LightWork records from a TIFF-structured EXIF block (JPEG APP1, PNG eXIf), through
+/// `TIFFStructure`.
 ///
 /// Bytes come from untrusted files: every offset and count is bounds-checked, unreadable entries are skipped,
 /// and a block that is not TIFF yields `nil`. It never traps, whatever the input.
@@ -22,10 +23,9 @@ public enum EXIFReader {
     /// Orientation, camera, exposure, date and GPS fields; `nil` when `bytes` is not a TIFF/EXIF block.
     public static func read(_ bytes: Data) -> ImageMetadata? {
         guard let block = tiffBlock(bytes) else { return nil }
-        let t = TIFFView(bytes: [UInt8](block))
+        guard let t = TIFFStructure([UInt8](block)) else { return nil }
         var m = ImageMetadata()
-        guard let ifd0Offset = t.u32(at: 4) else { return nil }
-        let ifd0 = t.entries(at: Int(ifd0Offset))
+        let ifd0 = t.directory(at: t.firstDirectory)?.entries ?? []
         for e in ifd0 {
             switch e.tag {
             case 0x0112:
@@ -36,7 +36,7 @@ public enum EXIFReader {
             }
         }
         if let e = ifd0.first(where: { $0.tag == 0x8769 }), let off = t.integer(e) {
-            for e in t.entries(at: off) {
+            for e in t.directory(at: off)?.entries ?? [] {
                 switch e.tag {
                 case 0x829A: m.exposureTime = t.rationals(e).first
                 case 0x829D: m.fNumber = t.rationals(e).first
@@ -53,7 +53,7 @@ public enum EXIFReader {
             }
         }
         if let e = ifd0.first(where: { $0.tag == 0x8825 }), let off = t.integer(e) {
-            readGPS(t, t.entries(at: off), into: &m)
+            readGPS(t, t.directory(at: off)?.entries ?? [], into: &m)
         }
         return m
     }
@@ -61,13 +61,12 @@ public enum EXIFReader {
     /// One ASCII tag of a TIFF block's first IFD (CR3 keeps its EXIF tags there, in its CMT2 box).
     static func readIFD0Ascii(_ bytes: Data, tag: UInt16) -> String? {
         guard let block = tiffBlock(bytes) else { return nil }
-        let t = TIFFView(bytes: [UInt8](block))
-        guard let ifd0 = t.u32(at: 4), let e = t.entries(at: Int(ifd0)).first(where: { $0.tag == tag }) else { return nil }
+        guard let t = TIFFStructure([UInt8](block)), let e = t.directory(at: t.firstDirectory)?[tag] else { return nil }
         return t.ascii(e)
     }
 
-    private static func readGPS(_ t: TIFFView, _ entries: [TIFFView.Entry], into m: inout ImageMetadata) {
-        func entry(_ tag: UInt16) -> TIFFView.Entry? { entries.first { $0.tag == tag } }
+    private static func readGPS(_ t: TIFFStructure, _ entries: [TIFFStructure.Entry], into m: inout ImageMetadata) {
+        func entry(_ tag: UInt16) -> TIFFStructure.Entry? { entries.first { $0.tag == tag } }
         func ref(_ tag: UInt16) -> String? { entry(tag).flatMap { t.ascii($0) }?.uppercased() }
         func degrees(_ tag: UInt16) -> Double? {
             guard let e = entry(tag) else { return nil }
@@ -82,91 +81,5 @@ public enum EXIFReader {
             let below = entry(0x0005).flatMap { t.integer($0) } == 1
             m.gpsAltitude = below ? -alt : alt
         }
-    }
-}
-
-/// Bounds-checked reads of a TIFF structure's header, IFD entries and values.
-private struct TIFFView {
-    let bytes: [UInt8]
-    var littleEndian: Bool { bytes.first == 0x49 }
-
-    struct Entry {
-        let tag: UInt16
-        let type: UInt16
-        let count: Int
-        /// Offset of the value bytes (inline in the entry when they fit in four bytes).
-        let valueOffset: Int
-    }
-
-    func u16(at o: Int) -> UInt16? {
-        guard o >= 0, o <= bytes.count - 2 else { return nil }
-        let a = UInt16(bytes[o]), b = UInt16(bytes[o + 1])
-        return littleEndian ? a | b << 8 : a << 8 | b
-    }
-
-    func u32(at o: Int) -> UInt32? {
-        guard let a = u16(at: o), let b = u16(at: o + 2) else { return nil }
-        return littleEndian ? UInt32(a) | UInt32(b) << 16 : UInt32(a) << 16 | UInt32(b)
-    }
-
-    /// Bytes of one value of each TIFF type (nil for unknown types).
-    static func size(of type: UInt16) -> Int? {
-        switch type {
-        case 1, 2, 6, 7: return 1
-        case 3, 8: return 2
-        case 4, 9, 11: return 4
-        case 5, 10, 12: return 8
-        default: return nil
-        }
-    }
-
-    /// The entries of the IFD at `offset`; entries whose values lie outside the block are dropped.
-    func entries(at offset: Int) -> [Entry] {
-        guard let n = u16(at: offset) else { return [] }
-        var out: [Entry] = []
-        for i in 0..<Int(n) {
-            let o = offset + 2 + 12 * i
-            guard let tag = u16(at: o), let type = u16(at: o + 2), let count = u32(at: o + 4),
-                  let size = TIFFView.size(of: type) else { continue }
-            let length = Int(count) * size
-            let valueOffset: Int
-            if length <= 4 { valueOffset = o + 8 } else {
-                guard let v = u32(at: o + 8) else { continue }
-                valueOffset = Int(v)
-            }
-            guard valueOffset >= 0, length <= bytes.count, valueOffset <= bytes.count - length else { continue }
-            out.append(Entry(tag: tag, type: type, count: Int(count), valueOffset: valueOffset))
-        }
-        return out
-    }
-
-    /// The first value of a BYTE, SHORT or LONG entry.
-    func integer(_ e: Entry) -> Int? {
-        guard e.count >= 1 else { return nil }
-        switch e.type {
-        case 1, 7: return Int(bytes[e.valueOffset])
-        case 3: return u16(at: e.valueOffset).map(Int.init)
-        case 4: return u32(at: e.valueOffset).map(Int.init)
-        default: return nil
-        }
-    }
-
-    /// RATIONAL (or SRATIONAL) values; entries with a zero denominator end the list.
-    func rationals(_ e: Entry) -> [Double] {
-        guard e.type == 5 || e.type == 10 else { return [] }
-        var out: [Double] = []
-        for i in 0..<min(e.count, 16) {
-            guard let n = u32(at: e.valueOffset + 8 * i), let d = u32(at: e.valueOffset + 8 * i + 4), d != 0 else { break }
-            out.append(e.type == 5 ? Double(n) / Double(d) : Double(Int32(bitPattern: n)) / Double(Int32(bitPattern: d)))
-        }
-        return out
-    }
-
-    /// An ASCII entry up to its first NUL, trimmed; nil when empty.
-    func ascii(_ e: Entry) -> String? {
-        guard e.type == 2 || e.type == 7 else { return nil }
-        let raw = bytes[e.valueOffset..<(e.valueOffset + e.count)].prefix { $0 != 0 }
-        let s = String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return s.isEmpty ? nil : s
     }
 }

@@ -21,6 +21,46 @@ public enum JPEGDecoder {
         }
     }
 
+    /// Reads a JPEG back as stored (`ImageFileReader`): 8-bit grey or RGB samples through the same decompressor,
+    /// its ICC profile and EXIF; CMYK is refused (LightWork never writes it).
+    static func readBack(data: Data, path: String) throws -> ImageFile {
+        try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) throws -> ImageFile in
+            let bytes = buffer.bindMemory(to: UInt8.self)
+            guard let d = lw_jpegdec_create(bytes.baseAddress, bytes.count) else {
+                throw LightWorkError.decodeFailed("\(path): libjpeg: could not start")
+            }
+            defer { lw_jpegdec_destroy(d) }
+            func fail(_ text: String) -> LightWorkError { .decodeFailed("\(path): libjpeg: \(text)") }
+            guard lw_jpegdec_read_header(d) == 0 else { throw fail(String(cString: lw_jpegdec_message(d))) }
+            let info = lw_jpegdec_info(d)!
+            guard info.pointee.jpeg_color_space != JCS_CMYK, info.pointee.jpeg_color_space != JCS_YCCK else {
+                throw fail("CMYK JPEG is not supported")
+            }
+            info.pointee.out_color_space = info.pointee.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB
+            var iccBytes: UnsafeMutablePointer<UInt8>? = nil
+            var iccLength: UInt32 = 0
+            var icc: Data?
+            if lw_jpegdec_read_icc(d, &iccBytes, &iccLength) == 1, let iccBytes {
+                icc = Data(bytes: iccBytes, count: Int(iccLength))
+                free(iccBytes)
+            }
+            let exif = SavedMarkers(info.pointee.marker_list).exifPayload
+            guard lw_jpegdec_start(d) == 0 else { throw fail(String(cString: lw_jpegdec_message(d))) }
+            let width = Int(info.pointee.output_width), height = Int(info.pointee.output_height)
+            let components = Int(info.pointee.output_components)
+            var pixels = [UInt8](repeating: 0, count: width * height * components)
+            try pixels.withUnsafeMutableBufferPointer { px in
+                var rows: [UnsafeMutablePointer<UInt8>?] = (0..<height).map { px.baseAddress! + $0 * width * components }
+                var got: UInt32 = 0
+                guard lw_jpegdec_read_rows(d, &rows, UInt32(height), &got) == 0 else { throw fail(String(cString: lw_jpegdec_message(d))) }
+                guard got == height else { throw fail("image data ends at row \(got) of \(height)") }
+            }
+            guard lw_jpegdec_finish(d) == 0 else { throw fail(String(cString: lw_jpegdec_message(d))) }
+            return ImageFile(format: .jpeg, width: width, height: height, channels: components, bitDepth: 8, iccProfile: icc,
+                             exif: exif, samples: pixels.map(UInt16.init), metadata: exif.flatMap(EXIFReader.read))
+        }
+    }
+
     private static func failure(_ d: OpaquePointer) -> LightWorkError {
         .decodeFailed("JPEG: \(oneLine(String(cString: lw_jpegdec_message(d))))")
     }
@@ -112,6 +152,8 @@ public enum JPEGDecoder {
 private struct SavedMarkers {
     /// The TIFF block of the first `Exif\0\0` APP1 marker.
     var exifTIFF: Data?
+    /// That marker's payload after `Exif\0\0`, as stored (nil when it holds nothing more).
+    var exifPayload: Data?
     /// Whether any APP2 marker claims to carry an ICC profile chunk.
     var hasICCChunks = false
 
@@ -125,6 +167,7 @@ private struct SavedMarkers {
                 if marker.pointee.marker == UInt8(JPEG_APP0 + 1), exifTIFF == nil,
                    [UInt8](payload.prefix(6)) == EXIFReader.app1Prefix {
                     exifTIFF = EXIFReader.tiffBlock(payload)
+                    if length > 6, exifPayload == nil { exifPayload = Data(payload.dropFirst(6)) }
                 } else if marker.pointee.marker == UInt8(JPEG_APP0 + 2), [UInt8](payload.prefix(12)) == iccTag {
                     hasICCChunks = true
                 }

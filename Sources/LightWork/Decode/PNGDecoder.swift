@@ -21,6 +21,48 @@ public enum PNGDecoder {
         }
     }
 
+    /// Reads a PNG back as stored (`ImageFileReader`): palette and low bit depths expanded to 8 bits, tRNS to
+    /// alpha, 16-bit samples as they are, with its ICC profile and EXIF. Damage after the image data is an error here.
+    static func readBack(data: Data, path: String) throws -> ImageFile {
+        try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) throws -> ImageFile in
+            let bytes = buffer.bindMemory(to: UInt8.self)
+            guard let d = lw_pngdec_create(bytes.baseAddress, bytes.count) else { throw LightWorkError.decodeFailed("\(path): libpng: out of memory") }
+            defer { lw_pngdec_destroy(d) }
+            func fail() -> LightWorkError { .decodeFailed("\(path): libpng: \(String(cString: lw_pngdec_message(d)))") }
+            guard lw_pngdec_read_info(d) == 0 else { throw fail() }
+            let png = lw_pngdec_png(d)!, info = lw_pngdec_info(d)!
+            var passes: Int32 = 1
+            guard lw_pngdec_expand(d, &passes) == 0 else { throw fail() }
+            var icc: Data?
+            var name: png_charp? = nil, compression: Int32 = 0, profile: png_bytep? = nil, profileLength: png_uint_32 = 0
+            if png_get_iCCP(png, info, &name, &compression, &profile, &profileLength) != 0, let profile, profileLength > 0 {
+                icc = Data(bytes: profile, count: Int(profileLength))
+            }
+            let width = Int(png_get_image_width(png, info)), height = Int(png_get_image_height(png, info))
+            let channels = Int(png_get_channels(png, info)), depth = Int(png_get_bit_depth(png, info))
+            let rowBytes = Int(png_get_rowbytes(png, info))
+            let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(1, rowBytes * height), alignment: 2)
+            defer { buffer.deallocate() }
+            var rows: [UnsafeMutablePointer<UInt8>?] = (0..<height).map { buffer.assumingMemoryBound(to: UInt8.self) + $0 * rowBytes }
+            for _ in 0..<passes {
+                guard lw_pngdec_read_rows(d, &rows, UInt32(height)) == 0 else { throw fail() }
+            }
+            guard lw_pngdec_read_end(d) == 0 else { throw fail() }
+            var exif: Data?
+            var exifLength: png_uint_32 = 0
+            var exifBytes: png_bytep? = nil
+            if png_get_eXIf_1(png, info, &exifLength, &exifBytes) != 0, let exifBytes {
+                exif = Data(bytes: exifBytes, count: Int(exifLength))
+            }
+            let count = width * height * channels
+            let samples: [UInt16] = depth == 16
+                ? Array(UnsafeBufferPointer(start: buffer.assumingMemoryBound(to: UInt16.self), count: count))
+                : UnsafeBufferPointer(start: buffer.assumingMemoryBound(to: UInt8.self), count: count).map(UInt16.init)
+            return ImageFile(format: .png, width: width, height: height, channels: channels, bitDepth: depth, iccProfile: icc,
+                             exif: exif?.isEmpty == false ? exif : nil, samples: samples, metadata: exif.flatMap(EXIFReader.read))
+        }
+    }
+
     private static func failure(_ d: OpaquePointer) -> LightWorkError {
         .decodeFailed("PNG: \(oneLine(String(cString: lw_pngdec_message(d))))")
     }

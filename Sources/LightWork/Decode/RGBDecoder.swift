@@ -1,16 +1,17 @@
 import Foundation
 
-/// The RGB input path's single entry point: picks the JPEG or PNG decoder by the file's content, never its
-/// name (a `.jpg` that holds a PNG decodes as PNG).
+/// The RGB input path's single entry point: picks the decoding codec by the file's content, never its name (a
+/// `.jpg` that holds a PNG decodes as PNG); RAW (LibRaw, the registry's fallback) is not this path.
 public enum RGBDecoder {
     /// Decodes JPEG or PNG bytes into upright device-RGB pixels (`kind: .rgb`).
-    /// Throws `.emptyFile`, `.unsupportedFormat` (neither JPEG nor PNG), `.decodeFailed`, `.tooManyPixels`.
+    /// Throws `.emptyFile`, `.unsupportedFormat` (no RGB codec's signature), `.decodeFailed`, `.tooManyPixels`.
     public static func decode(data: Data, options: DecodeOptions) throws -> DecodedImage {
         guard !data.isEmpty else { throw LightWorkError.emptyFile }
-        switch InputKind.sniff(data.prefix(8)) {
-        case .jpeg: return try JPEGDecoder.decode(data: data, options: options)
-        case .png: return try PNGDecoder.decode(data: data, options: options)
-        default: throw LightWorkError.unsupportedFormat("neither a JPEG nor a PNG signature")
+        let codec = CodecRegistry.decoder(for: data)
+        guard !(codec is RawCodec) else {
+            let names = CodecRegistry.codecs.filter { $0.decodes && !($0 is RawCodec) }.map { $0.name.uppercased() }
+            throw LightWorkError.unsupportedFormat("neither a \(names.joined(separator: " nor a ")) signature")
         }
+        return try codec.decode(data: data, url: URL(fileURLWithPath: "/dev/null"), options: options)
     }
 }

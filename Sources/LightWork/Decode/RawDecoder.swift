@@ -471,15 +471,11 @@ public enum RawDecoder {
         }
     }
 
-    /// File extensions of camera RAW formats: a file so named that LibRaw cannot identify is damaged, not foreign.
-    static let rawExtensions: Set<String> = ["3fr", "ari", "arw", "bay", "cap", "cr2", "cr3", "crw", "dcr", "dcs", "dng", "drf", "eip",
-        "erf", "fff", "iiq", "k25", "kdc", "mdc", "mef", "mos", "mrw", "nef", "nrw", "orf", "pef", "ptx", "raf", "raw", "rw2", "rwl", "rwz",
-        "sr2", "srf", "srw", "x3f", "gpr"]
-
     static func openError(_ rc: Int32, url: URL) -> LightWorkError {
         let ext = url.pathExtension.lowercased()
-        guard rawExtensions.contains(ext) else {
-            return .unsupportedFormat("not a JPEG, a PNG, nor a RAW format LibRaw \(libraryVersion) reads")
+        guard RawCodec.extensions.contains(ext) else {
+            let others = CodecRegistry.codecs.filter { $0.decodes && !($0 is RawCodec) }.map { "a \($0.name.uppercased()), " }
+            return .unsupportedFormat("not \(others.joined())nor a RAW format LibRaw \(libraryVersion) reads")
         }
         if ext == "gpr" { return gprUnsupported() }
         return .decodeFailed("LibRaw cannot identify this .\(ext) file (\(String(cString: libraw_strerror(rc)))): truncated or corrupt, or a camera LibRaw \(libraryVersion) does not know")

@@ -19,7 +19,7 @@ public struct EncodeSettings: Sendable, Equatable {
     /// `EXIFReader` reads from it as TIFF tags and Exif/GPS IFDs (see `TIFFWriter`). nil writes no EXIF.
     public var exif: Data?
 
-    public init(format: OutputFormat = .tiff16, jpegQuality: Int = 92, jpegOptimizeCoding: Bool = true,
+    public init(format: OutputFormat = CodecRegistry.defaultFormat, jpegQuality: Int = JPEGCodec.defaultQuality, jpegOptimizeCoding: Bool = true,
                 tiffCompression: TIFFCompression = .none, pngCompressionLevel: Int = 1,
                 iccProfile: Data? = nil, exif: Data? = nil) {
         self.format = format

@@ -2,7 +2,15 @@ import Foundation
 
 /// An image file read back (see `ImageFileReader`): what was stored, sample for sample.
 public struct ImageFile: Sendable {
-    public enum Format: String, Sendable, Codable { case tiff, jpeg, png }
+    /// The format read, named as its codec is (`ImageCodec.name`): a codec that reads back needs no case here.
+    public struct Format: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+        public static let tiff = Format(rawValue: "tiff")
+        public static let jpeg = Format(rawValue: "jpeg")
+        public static let png = Format(rawValue: "png")
+    }
 
     public let format: Format
     public let width: Int

@@ -1,4 +1,5 @@
-/// Compression of TIFF outputs (`--tiff-compression`); all are lossless.
+/// Compression of TIFF outputs (`--compression`, recipes' `export.compression`; `TIFFCodec.compression` declares
+/// these as its option); all are lossless.
 public enum TIFFCompression: String, Sendable, Codable, CaseIterable {
     /// Fastest to write and read, largest files.
     case none

@@ -1,20 +1,20 @@
 import Foundation
 
-/// A recipe's optional `export` block: how outputs are written unless the command line says otherwise.
+/// A recipe's optional `export` block: how outputs are written unless the command line says otherwise. Its
+/// formats and option values are the codecs' (`CodecRegistry`): a value no codec takes is refused, naming those
+/// it does.
 public struct ExportSettings: Sendable, Hashable, Codable {
-    public enum Format: String, Sendable, Hashable, Codable, CaseIterable { case tiff, jpeg, png }
-    /// Compression names a recipe may give (TIFF uses all; PNG and JPEG ignore those they lack).
-    public static let compressions = ["none", "deflate", "lzw", "packbits"]
-
-    public var format: Format?
+    /// The output codec's name ("tiff", "jpeg", "png"; "jpg" is read as "jpeg").
+    public var format: String?
     public var colorspace: OutputColorSpace?
     /// JPEG quality 1…100.
     public var quality: Int?
+    /// A `compression` value a codec declares (TIFF's; formats without one ignore it).
     public var compression: String?
-    /// Bits per sample, 8 or 16.
+    /// Bits per sample: one the format is written at (8 or 16 for TIFF and PNG, 8 for JPEG).
     public var bitDepth: Int?
 
-    public init(format: Format? = nil, colorspace: OutputColorSpace? = nil, quality: Int? = nil,
+    public init(format: String? = nil, colorspace: OutputColorSpace? = nil, quality: Int? = nil,
                 compression: String? = nil, bitDepth: Int? = nil) {
         self.format = format
         self.colorspace = colorspace
@@ -29,10 +29,8 @@ public struct ExportSettings: Sendable, Hashable, Codable {
         var e = ExportSettings()
         if let n = o["format"] {
             let s = try n.string()
-            guard let f = Format(rawValue: s.lowercased() == "jpg" ? "jpeg" : s.lowercased()) else {
-                throw n.fail("unknown format \"\(s)\" (tiff, jpeg or png)")
-            }
-            e.format = f
+            if let refusal = CodecRegistry.refusal(codec: s, bitDepth: nil) { throw n.fail(refusal) }
+            e.format = CodecRegistry.codec(named: s)?.name
         }
         if let n = o["colorspace"] {
             let s = try n.string()
@@ -41,21 +39,36 @@ public struct ExportSettings: Sendable, Hashable, Codable {
             }
             e.colorspace = c
         }
-        if let n = o["quality"] {
+        if let n = o["quality"], let option = CodecRegistry.option("quality") {
             let q = try n.int()
-            guard (1...100).contains(q) else { throw n.fail("quality \(q) outside 1…100") }
+            if case .integer(let range) = option.values, !range.contains(q) {
+                throw n.fail("quality \(q) outside \(range.lowerBound)…\(range.upperBound)")
+            }
             e.quality = q
         }
-        if let n = o["compression"] {
+        if let n = o["compression"], let option = CodecRegistry.option("compression") {
             let s = try n.string().lowercased()
-            guard compressions.contains(s) else { throw n.fail("unknown compression \"\(s)\" (\(compressions.joined(separator: ", ")))") }
+            if case .choice(let words) = option.values, !words.contains(s) {
+                throw n.fail("unknown compression \"\(s)\" (\(words.joined(separator: ", ")))")
+            }
             e.compression = s
         }
         if let n = o["bitDepth"] {
             let d = try n.int()
-            guard d == 8 || d == 16 else { throw n.fail("bitDepth is 8 or 16, found \(d)") }
+            if let format = e.format {
+                if let refusal = CodecRegistry.refusal(codec: format, bitDepth: d) { throw n.fail(refusal) }
+            } else {
+                let depths = Set(CodecRegistry.outputFormats.map(\.bitDepth)).sorted()
+                guard depths.contains(d) else { throw n.fail("bitDepth is \(depths.map(String.init).joined(separator: " or ")), found \(d)") }
+            }
             e.bitDepth = d
         }
         return e
+    }
+
+    /// The output format this block names (its codec at `bitDepth`, the codec's first format without one); nil
+    /// without a `format`. `parse` has checked both.
+    public var outputFormat: OutputFormat? {
+        format.flatMap { CodecRegistry.outputFormat(codec: $0, bitDepth: bitDepth) }
     }
 }

@@ -150,8 +150,8 @@ public struct ConvertSpec: Codable, Sendable, Equatable {
         let format = export.format
         var s = ResolvedSettings(
             format: format.rawValue, bitDepth: format.bitDepth, colorSpace: export.colorSpace.rawValue,
-            quality: format == .jpeg ? export.quality : nil,
-            compression: format.fileExtension == "tif" ? export.compression.rawValue : nil,
+            quality: format.codec.options.contains(JPEGCodec.quality) ? export.quality : nil,
+            compression: format.codec.options.contains(TIFFCodec.compression) ? export.compression.rawValue : nil,
             demosaic: decode.demosaic.rawValue, intent: decode.intent.rawValue,
             background: String(format: "%.4f,%.4f,%.4f", export.background.x, export.background.y, export.background.z),
             stripMetadata: export.stripMetadata, filters: look.filters, recipeName: look.recipeName,

@@ -125,7 +125,7 @@ enum FuzzBodies {
         _ = CaptureInfoProbe.read(url)
         _ = ImageSizeProbe.pixels(at: url)
         _ = MemoryBudget.estimate(for: url)
-        _ = InputKind.sniff(data)
+        _ = CodecRegistry.decoder(for: data)
     }
 
     /// An embedded ICC profile as a JPEG or PNG carries it: opened, classified and linked for conversion.

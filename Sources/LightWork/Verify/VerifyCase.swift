@@ -67,7 +67,7 @@ public struct VerifyCase: Sendable, Codable, Equatable {
 
     /// Formats whose output is a faithful record of the render; JPEG's quantisation noise alone crosses the
     /// thresholds, so it has no place in a colour regression suite.
-    public static let losslessFormats: [OutputFormat] = [.tiff16, .tiff8, .png, .png16]
+    public static var losslessFormats: [OutputFormat] { CodecRegistry.outputFormats.filter(\.isLossless) }
 
     static let keys: Set<String> = ["name", "description", "input", "recipe", "film", "strength", "set", "format", "colorspace",
                                     "compression", "longEdge", "colorModel", "demosaic", "golden", "chart", "thresholds"]
