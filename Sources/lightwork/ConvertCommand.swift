@@ -72,6 +72,7 @@ enum ConvertCommand {
     static func run(_ args: [String]) -> Int32 {
         let parsed: ParsedArguments
         let options: ConvertOptions
+        let engine: EngineConfiguration
         let manifestURL: URL
         let rules: PlanRules
         let batch: BatchConfiguration
@@ -85,10 +86,7 @@ enum ConvertCommand {
             batch = try BatchArguments.configuration(parsed, convertArguments: args)
             manifestURL = parsed.value("manifest").map { URL(fileURLWithPath: $0) }
                 ?? options.outputDirectory.appendingPathComponent(batch.shard?.manifestFileName ?? "manifest.json")
-            if let t = parsed.value("threads") {
-                guard let n = Int(t), n >= 1 else { throw LightWorkError.usage("--threads takes a whole number ≥ 1, not '\(t)'") }
-                Parallel.threads = n
-            }
+            engine = try EngineArguments.configuration(parsed)
         } catch {
             FileHandle.standardError.write(Data("lightwork convert: \(error)\nRun 'lightwork convert --help' for usage.\n".utf8))
             return 2
@@ -108,7 +106,7 @@ enum ConvertCommand {
         }
         let toConvert = plan.jobs.filter { $0.outputPath != nil }.count
         let fitted = BatchArguments.fitted(batch, files: toConvert, parsed, convertArguments: args)
-        let runner = BatchRunner(converter: FileConverter(options: options), manifestURL: manifestURL, configuration: fitted)
+        let runner = BatchRunner(converter: FileConverter(options: options, engine: engine), manifestURL: manifestURL, configuration: fitted)
         runner.onNotice = { console.info($0) }
         var meter = ProgressMeter(total: plan.jobs.count)
         var manifestFailed = false

@@ -90,6 +90,7 @@ enum WatchCommand {
 
         let configuration: WatchConfiguration
         let options: ConvertOptions
+        let engine: EngineConfiguration
         let workerArguments: [String]
         do {
             guard let out = parsed.value("output") else { throw LightWorkError.usage("watch needs an output folder: -o OUTDIR") }
@@ -120,19 +121,16 @@ enum WatchCommand {
             c.failed = try folder("--failed", parsed.value("failed"), inbox: inbox)
             c.once = parsed.has("once")
             configuration = c
-            if let t = parsed.value("threads") {
-                guard let n = Int(t), n >= 1 else { throw LightWorkError.usage("--threads takes a whole number ≥ 1, not '\(t)'") }
-                Parallel.threads = n
-            }
+            engine = try EngineArguments.configuration(parsed)
         } catch {
             return usageError(error)
         }
 
         let console = Console(mode: parsed.has("quiet") ? .quiet : parsed.has("verbose") ? .verbose : .normal, json: parsed.has("json"))
-        let service = WatchService(converter: FileConverter(options: options), configuration: configuration)
+        let service = WatchService(converter: FileConverter(options: options, engine: engine), configuration: configuration)
         service.reload = {
             let options = try ConvertCommand.makeOptions(parsed, outputDirectory: URL(fileURLWithPath: parsed.value("output")!))
-            return (FileConverter(options: options), try rules(parsed, options))
+            return (FileConverter(options: options, engine: engine), try rules(parsed, options))
         }
         do {
             let outcome = try service.run { event in report(event, console: console, manifestURL: configuration.manifestURL) }

@@ -13,12 +13,11 @@ enum WorkerCommand {
             }
             guard let out = parsed.value("output") else { throw LightWorkError.usage("worker needs the convert arguments, -o OUTDIR included") }
             var options = try ConvertCommand.makeOptions(parsed, outputDirectory: URL(fileURLWithPath: out))
-            if let t = parsed.value("threads"), let n = Int(t), n >= 1 { Parallel.threads = n }
-            // The parent gives each worker its share of the cores: the demosaic (OpenMP) uses the same share.
-            options.decode.libRawThreads = Parallel.threads
+            // The parent gives each worker its share of the cores (`--threads`): LibRaw's OpenMP uses the same share.
+            let engine = try EngineArguments.configuration(parsed)
             // Images too large for this worker's address space are refused from their header, with a message.
             if let m = parsed.value("worker-memory"), let bytes = Int(m), bytes > 0 { options.decode.memoryLimit = bytes }
-            return WorkerLoop.run(converter: FileConverter(options: options))
+            return WorkerLoop.run(converter: FileConverter(options: options, engine: engine))
         } catch {
             FileHandle.standardError.write(Data("lightwork worker: \(error)\n".utf8))
             return 2

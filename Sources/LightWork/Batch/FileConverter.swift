@@ -4,14 +4,17 @@ import Foundation
 /// `convert(file, settings) -> ManifestEntry` function that batch, watch and verify are clients of.
 public struct FileConverter: Sendable {
     public let options: ConvertOptions
+    /// The threads (and CPU features) of every stage: decode, resize, render, encode.
+    public let engine: EngineConfiguration
     private let renderer: Renderer
     /// The digest of the look alone (filters, film, strength): grain and dust are seeded from it, so the same
     /// recipe gives the same grain in every format, colour space and size, and in every release.
     private let seedDigest: String
 
-    public init(options: ConvertOptions) {
+    public init(options: ConvertOptions, engine: EngineConfiguration = .detected) {
         self.options = options
-        renderer = Renderer(chain: options.chain)
+        self.engine = engine
+        renderer = Renderer(chain: options.chain, engine: engine)
         seedDigest = FileConverter.lookDigest(options.settings)
     }
 
@@ -72,7 +75,7 @@ public struct FileConverter: Sendable {
             if let resize = options.resize {
                 let image = decoded.image
                 if let size = resize.targetSize(width: image.width, height: image.height) {
-                    decoded.image = Resize.apply(image, width: size.width, height: size.height)
+                    decoded.image = Resize.apply(image, width: size.width, height: size.height, engine: engine)
                     entry.timings["resize"] = clock.lap()
                 } else {
                     entry.notes.append(resize.keptNote(width: image.width, height: image.height))
@@ -98,7 +101,7 @@ public struct FileConverter: Sendable {
             do { url = try ContainedPath.outputFile(relative, inside: options.outputDirectory) } catch {
                 throw LightWorkError.writeFailed(error.reason)
             }
-            let written = try format.writer.write(pixels, settings: encode, to: url)
+            let written = try format.writer(engine: engine).write(pixels, settings: encode, to: url)
             entry.timings["encode"] = clock.lap()
 
             entry.output = Manifest.Output(path: relative, sha256: written.sha256, size: written.size, format: format.rawValue,
@@ -120,7 +123,7 @@ public struct FileConverter: Sendable {
     public func decode(data: Data, url: URL) throws -> DecodedImage {
         switch InputKind.sniff(data) {
         case .jpeg, .png: return try RGBDecoder.decode(data: data, options: options.decode)
-        default: return try RawDecoder.decode(data: data, url: url, options: options.decode)
+        default: return try RawDecoder.decode(data: data, url: url, options: options.decode, engine: engine)
         }
     }
 

@@ -34,10 +34,10 @@ public enum OutputFormat: String, Sendable, Codable, CaseIterable {
     /// Whether the format can carry an alpha channel (JPEG cannot: the caller flattens it first).
     public var supportsAlpha: Bool { self != .jpeg }
 
-    /// The writer for this format.
-    public var writer: any ImageWriter {
+    /// The writer for this format, compressing on `engine.threads` threads where the format can.
+    public func writer(engine: EngineConfiguration = .detected) -> any ImageWriter {
         switch self {
-        case .tiff16, .tiff8: return TIFFWriter()
+        case .tiff16, .tiff8: return TIFFWriter(engine: engine)
         case .jpeg: return JPEGWriter()
         case .png, .png16: return PNGWriter()
         }

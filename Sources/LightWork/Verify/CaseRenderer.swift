@@ -67,12 +67,12 @@ public struct CaseRenderer: Sendable {
     /// Renders `c` with `options` (from `options(for:outputDirectory:)`) into their output folder as
     /// `<name>.<ext>` and returns the file. Throws `RenderFailure` with the converter's reason when the input
     /// cannot be decoded or written, `missingInput` when it is not there.
-    public func render(_ c: VerifyCase, options: ConvertOptions) throws -> URL {
+    public func render(_ c: VerifyCase, options: ConvertOptions, engine: EngineConfiguration = .detected) throws -> URL {
         let directory = options.outputDirectory
         let input = resolve(c.input)
         guard FileManager.default.fileExists(atPath: input.path) else { throw LightWorkError.missingInput(input.path) }
         let relative = "\(c.name).\(options.encode.format.fileExtension)"
-        let entry = FileConverter(options: options).convert(InputItem(url: input, displayPath: c.input, relativePath: relative), to: relative)
+        let entry = FileConverter(options: options, engine: engine).convert(InputItem(url: input, displayPath: c.input, relativePath: relative), to: relative)
         guard entry.status == .converted else { throw RenderFailure(description: entry.reason ?? "conversion failed") }
         return directory.appendingPathComponent(relative)
     }
