@@ -4,8 +4,8 @@ import Foundation
 /// the memory budget can be kept. Plain bounds-checked Swift over a few header bytes: the parent never runs
 /// a decoder (a crafted file must not be able to crash it). JPEG (SOF), PNG (IHDR) and TIFF-based RAWs
 /// (DNG, NEF, CR2, ARW…: the largest IFD or SubIFD); nil for anything else.
-enum ImageSizeProbe {
-    static func pixels(at url: URL) -> Int? {
+package enum ImageSizeProbe {
+    package static func pixels(at url: URL) -> Int? {
         guard let handle = FileHandle(forReadingAtPath: url.path) else { return nil }
         defer { try? handle.close() }
         guard let head = try? handle.read(upToCount: 1 << 18), head.count >= 24 else { return nil }

@@ -59,7 +59,7 @@ public enum EXIFReader {
     }
 
     /// One ASCII tag of a TIFF block's first IFD (CR3 keeps its EXIF tags there, in its CMT2 box).
-    static func readIFD0Ascii(_ bytes: Data, tag: UInt16) -> String? {
+    package static func readIFD0Ascii(_ bytes: Data, tag: UInt16) -> String? {
         guard let block = tiffBlock(bytes) else { return nil }
         let t = TIFFView(bytes: [UInt8](block))
         guard let ifd0 = t.u32(at: 4), let e = t.entries(at: Int(ifd0)).first(where: { $0.tag == tag }) else { return nil }
