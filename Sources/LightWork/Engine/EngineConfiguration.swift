@@ -37,12 +37,6 @@ public struct CPUFeatures: Sendable, Codable, Equatable {
     /// The SHA extensions (with SSE4.1 and SSSE3): SHA-256 of inputs and outputs.
     public var sha: Bool
 
-    public init(avx2: Bool, f16c: Bool, sha: Bool) {
-        self.avx2 = avx2
-        self.f16c = f16c
-        self.sha = sha
-    }
-
     /// What the kernels use now (all false while a test forces the baseline).
     public static var detected: CPUFeatures {
         CPUFeatures(avx2: lw_cpu_avx2() != 0, f16c: lw_cpu_f16c() != 0, sha: lw_cpu_sha() != 0)
