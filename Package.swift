@@ -31,9 +31,11 @@ let package = Package(
         .target(name: "LightWork", dependencies: ["CLibRaw", "CLibRawStream", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CShims", "CSodium"]),
         .executableTarget(name: "lightwork", dependencies: ["LightWork"]),
         .executableTarget(name: "LightWorkTools", dependencies: ["LightWork", "CShims", "CTIFF", "CSodium"]),
+        // The fuzz targets' bodies, for the fuzzer and the tests that replay its corpora; `lightwork` does not link them.
+        .target(name: "LightWorkFuzzBodies", dependencies: ["LightWork"]),
         // libFuzzer targets for LightWork's parsers: a stub in ordinary builds, the fuzzer under `make fuzz`.
-        .executableTarget(name: "LightWorkFuzz", dependencies: ["LightWork"]),
-        .testTarget(name: "LightWorkTests", dependencies: ["LightWork", "CShims", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CLibRaw", "CSodium"]),
+        .executableTarget(name: "LightWorkFuzz", dependencies: ["LightWorkFuzzBodies"]),
+        .testTarget(name: "LightWorkTests", dependencies: ["LightWork", "LightWorkFuzzBodies", "CShims", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CLibRaw", "CSodium"]),
     ]
 )
 

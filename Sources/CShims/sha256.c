@@ -1,16 +1,9 @@
 // SHA-256 block compression with the x86 SHA extensions: every input and output is hashed for the manifest
 // and for resumable runs (a 24 MP 16-bit TIFF is 144 MB), and Swift cannot emit these instructions.
-// The portable C compression below is used where the CPU lacks them; both share one constants table.
+// The portable C compression below is used where the CPU lacks them (cpu.c says which); both share one constants table.
 #include "lw_sha256.h"
-#include <cpuid.h>
+#include "lw_cpu.h"
 #include <immintrin.h>
-
-int lw_sha256_hardware(void) {
-    unsigned a, b, c, d;
-    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_SSE4_1) || !(c & bit_SSSE3)) return 0;
-    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
-    return (b & (1u << 29)) ? 1 : 0;
-}
 
 static const uint32_t K[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -24,7 +17,7 @@ static const uint32_t K[64] = {
 };
 
 __attribute__((target("sha,sse4.1,ssse3")))
-void lw_sha256_blocks(uint32_t state[8], const uint8_t *data, size_t blocks) {
+static void blocks_sha(uint32_t state[8], const uint8_t *data, size_t blocks) {
     const __m128i mask = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
     __m128i tmp = _mm_loadu_si128((const __m128i *)&state[0]);
     __m128i state1 = _mm_loadu_si128((const __m128i *)&state[4]);
@@ -64,7 +57,7 @@ void lw_sha256_blocks(uint32_t state[8], const uint8_t *data, size_t blocks) {
 
 #define ROTR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
 
-void lw_sha256_blocks_portable(uint32_t state[8], const uint8_t *data, size_t blocks) {
+static void blocks_portable(uint32_t state[8], const uint8_t *data, size_t blocks) {
     uint32_t w[64];
     while (blocks--) {
         for (int t = 0; t < 16; t++)
@@ -83,4 +76,8 @@ void lw_sha256_blocks_portable(uint32_t state[8], const uint8_t *data, size_t bl
         state[0] += a; state[1] += b; state[2] += c; state[3] += d; state[4] += e; state[5] += f; state[6] += g; state[7] += h;
         data += 64;
     }
+}
+
+void lw_sha256_blocks(uint32_t state[8], const uint8_t *data, size_t blocks) {
+    if (lw_cpu_sha()) blocks_sha(state, data, blocks); else blocks_portable(state, data, blocks);
 }

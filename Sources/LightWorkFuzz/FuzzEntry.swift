@@ -1,4 +1,4 @@
-// LightWorkFuzz: the libFuzzer entry point for LightWork's parsers (targets: Sources/LightWork/Support/
+// LightWorkFuzz: the libFuzzer entry point for LightWork's parsers (targets: Sources/LightWorkFuzzBodies/
 // FuzzTarget.swift; how to run: docs/fuzzing.md).
 //
 // Built for real only by `make fuzz` / scripts/fuzz.sh, which passes `-DLIGHTWORK_FUZZ` with the sanitizer
@@ -6,7 +6,7 @@
 // `swift build` compiles the stub below instead, so the fuzzer never breaks (or slows) the normal build.
 import Foundation
 #if LIGHTWORK_FUZZ
-@testable import LightWork
+import LightWorkFuzzBodies
 
 /// The target named by `LIGHTWORK_FUZZ_TARGET` (a lazy static: libFuzzer's main never runs this file's
 /// top-level code); the process exits with the list when it is missing or wrong.

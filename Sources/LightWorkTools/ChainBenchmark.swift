@@ -5,7 +5,7 @@ import LightWork
 
 /// Times the full filter chain (every filter non-zero, a designed film look's 33³ LUT at 80 %) through `Renderer.apply`
 /// on synthetic images, against a plain copy of the same pixels as the memory-bandwidth reference.
-/// Decode and encode are excluded. Call as `print(ChainBenchmark.run(width: 6000, height: 4000))`.
+/// Decode and encode are excluded. Call as `print(ChainBenchmark.run(width: 6000, height: 4000, engine: .detected))`.
 public enum ChainBenchmark {
     /// Recipe values with every filter active.
     public static let values: [String: Double] = [
@@ -28,12 +28,12 @@ public enum ChainBenchmark {
     /// output transform (that conversion belongs to encoding, which is excluded). Wall-clock
     /// MP/s depends on what else the machine runs; "cpu" is megapixels per CPU-second of this process
     /// times the thread count, i.e. the throughput the same work reaches on otherwise idle cores.
-    public static func run(width: Int, height: Int, repeats: Int = 25) -> String {
-        let renderer = Renderer(chain: chain)
+    public static func run(width: Int, height: Int, repeats: Int = 25, engine: EngineConfiguration) -> String {
+        let renderer = Renderer(chain: chain, engine: engine)
         let context = RenderContext(width: width, height: height, seed: 0x5eed)
         let mp = Double(width * height) / 1e6
-        let threads = Double(Parallel.threads)
-        var lines = ["chain: \(renderer.filters.map(\.name).joined(separator: " → ")) (film \(look.lookupId), \(lutSize)³ LUT) on \(width)×\(height), \(Parallel.threads) threads",
+        let threads = Double(engine.threads)
+        var lines = ["chain: \(renderer.filters.map(\.name).joined(separator: " → ")) (film \(look.lookupId), \(lutSize)³ LUT) on \(width)×\(height), \(engine.threads) threads",
                      "(each result stored as half floats in the chain's last domain, sRGB-encoded, ready for the output transform;",
                      " runs alternate between the three lines)"]
         let spaces = [WorkingSpace.rawLinear, .deviceRGB]
@@ -62,7 +62,7 @@ public enum ChainBenchmark {
 
     /// CPU time per pixel of each active filter run alone through `Renderer.apply` on a device-RGB image
     /// (brightness on a RAW one), next to a do-nothing filter in each domain (the pass's own load/convert/store cost).
-    public static func breakdown(width: Int, height: Int, repeats: Int = 2) -> String {
+    public static func breakdown(width: Int, height: Int, repeats: Int = 2, engine: EngineConfiguration) -> String {
         let chain = Renderer(chain: self.chain).filters
         let context = RenderContext(width: width, height: height, seed: 0x5eed)
         let pixels = Double(width * height)
@@ -73,7 +73,7 @@ public enum ChainBenchmark {
             for image in images where f.domain == .linear || image.space == .deviceRGB {
                 let time = best(repeats) {
                     let work = image.copy()
-                    return timed { Renderer(chain: [f]).apply(to: work, context: context) }
+                    return timed { Renderer(chain: [f], engine: engine).apply(to: work, context: context) }
                 }
                 lines.append(String(format: "  %-22@ on %-16@ %6.2f", f.name, image.space.description, time.cpu * 1e9 / pixels))
             }

@@ -6,12 +6,12 @@ import LightWork
 public enum RenderBenchmark {
     /// A synthetic linear ProPhoto image through `Renderer.render` with an empty chain to 16-bit sRGB,
     /// against a plain copy of the working pixels.
-    public static func neutral(width: Int, height: Int, repeats: Int = 3) -> String {
+    public static func neutral(width: Int, height: Int, repeats: Int = 3, engine: EngineConfiguration) -> String {
         let mp = Double(width * height) / 1e6
-        let threads = Double(Parallel.threads)
+        let threads = Double(engine.threads)
         let source = ChainBenchmark.syntheticImage(width: width, height: height, space: .rawLinear)
         let context = RenderContext(width: width, height: height, seed: 1)
-        var lines = ["neutral render on \(width)×\(height), \(Parallel.threads) threads"]
+        var lines = ["neutral render on \(width)×\(height), \(engine.threads) threads"]
         let copy = WorkingImage(width: width, height: height, space: source.space)
         let copyTime = ChainBenchmark.best(repeats) {
             ChainBenchmark.timed { copy.storage.update(from: source.storage, count: 4 * source.pixelCount) }
@@ -20,7 +20,7 @@ public enum RenderBenchmark {
         for depth in [EncodedPixels.Depth.sixteen, .eight] {
             let spec = OutputSpec(space: .srgb, depth: depth, keepAlpha: false)
             let time = ChainBenchmark.best(repeats) {
-                ChainBenchmark.timed { _ = Renderer(chain: []).render(source, context: context, output: spec) }
+                ChainBenchmark.timed { _ = Renderer(chain: [], engine: engine).render(source, context: context, output: spec) }
             }
             lines.append(String(format: "→ sRGB %2d-bit:    %7.1f MP/s wall, %7.1f MP/s cpu (%.3f s wall, %.3f s cpu)",
                                 depth == .sixteen ? 16 : 8, mp / time.wall, mp * threads / time.cpu, time.wall, time.cpu))
@@ -28,16 +28,15 @@ public enum RenderBenchmark {
         return lines.joined(separator: "\n")
     }
 
-    /// Decodes a RAW file `repeats` times (LibRaw's work included) and reports the best run.
-    public static func decode(url: URL, repeats: Int = 2) throws -> String {
-        var options = DecodeOptions()
-        options.libRawThreads = 1
+    /// Decodes a RAW file `repeats` times on `engine.threads` threads (LibRaw's OpenMP stages too) and reports the best run.
+    public static func decode(url: URL, repeats: Int = 2, engine: EngineConfiguration) throws -> String {
+        let options = DecodeOptions()
         var size = (0, 0)
         var failure: Error?
         let time = ChainBenchmark.best(repeats) {
             ChainBenchmark.timed {
                 do {
-                    let d = try RawDecoder.decode(url: url, options: options)
+                    let d = try RawDecoder.decode(url: url, options: options, engine: engine)
                     size = (d.image.width, d.image.height)
                 } catch { failure = error }
             }

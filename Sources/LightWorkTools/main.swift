@@ -149,6 +149,7 @@ func makeSample(_ request: SampleRequest, command: String) throws {
 /// `bench`: engine throughput on a synthetic frame, optionally a RAW decode.
 func runBenchmarks(_ arguments: ArraySlice<String>) throws {
     var width = 6000, height = 4000, raw: URL?, breakdown = false, only: String?
+    var engine = EngineConfiguration.detected
     var rest = arguments
     while let flag = rest.popFirst() {
         if flag == "--breakdown" { breakdown = true; continue }
@@ -156,20 +157,20 @@ func runBenchmarks(_ arguments: ArraySlice<String>) throws {
         switch flag {
         case "--width": width = Int(value) ?? width
         case "--height": height = Int(value) ?? height
-        case "--threads": Parallel.threads = max(1, Int(value) ?? Parallel.threads)
+        case "--threads": engine = EngineConfiguration(threads: Int(value) ?? engine.threads)
         case "--raw": raw = URL(fileURLWithPath: value)
         case "--only": only = value
         default: throw LightWorkError.usage("unknown option '\(flag)'\n\(usage)")
         }
     }
-    if only == nil || only == "chain" { print(ChainBenchmark.run(width: width, height: height)) }
+    if only == nil || only == "chain" { print(ChainBenchmark.run(width: width, height: height, engine: engine)) }
     if only == "kernels" { print(ChainBenchmark.kernels(width: width, height: height)) }
     if breakdown {
-        print(ChainBenchmark.breakdown(width: width, height: height))
+        print(ChainBenchmark.breakdown(width: width, height: height, engine: engine))
         print(ChainBenchmark.kernels(width: width, height: height))
     }
-    if only == nil || only == "neutral" { print(RenderBenchmark.neutral(width: width, height: height)) }
-    if let raw { print(try RenderBenchmark.decode(url: raw)) }
+    if only == nil || only == "neutral" { print(RenderBenchmark.neutral(width: width, height: height, engine: engine)) }
+    if let raw { print(try RenderBenchmark.decode(url: raw, engine: engine)) }
 }
 
 /// `mutate-samples`: hostile inputs for the robustness campaign (see SampleMutator).

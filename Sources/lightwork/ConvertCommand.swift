@@ -86,12 +86,8 @@ enum ConvertCommand {
             batch = try BatchArguments.configuration(parsed)
             manifestURL = parsed.value("manifest").map { URL(fileURLWithPath: $0) }
                 ?? spec.output.directory.appendingPathComponent(batch.shard?.manifestFileName ?? "manifest.json")
-            if let t = parsed.value("threads") {
-                guard let n = Int(t), n >= 1 else { throw LightWorkError.usage("--threads takes a whole number ≥ 1, not '\(t)'") }
-                Parallel.threads = n
-            }
             // Loads the film or LUT once here, so one that cannot be read fails before any file is touched.
-            converter = try FileConverter(spec: spec)
+            converter = try FileConverter(spec: spec, engine: try EngineArguments.configuration(parsed))
         } catch {
             FileHandle.standardError.write(Data("lightwork convert: \(error)\nRun 'lightwork convert --help' for usage.\n".utf8))
             return 2

@@ -59,7 +59,7 @@ enum InfoCommand {
         let codec = CodecRegistry.decoder(for: data)
         switch codec {
         case let codec where !(codec is RawCodec):
-            let decoded = try codec.decode(data: data, url: url, options: DecodeOptions())
+            let decoded = try codec.decode(data: data, url: url, options: DecodeOptions(), engine: .detected)
             doc["format"] = codec.name
             doc["width"] = decoded.image.width
             doc["height"] = decoded.image.height

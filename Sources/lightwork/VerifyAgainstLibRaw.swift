@@ -26,10 +26,7 @@ extension VerifyCommand {
             decode.colorModel = v
         }
         let settings = LibRawCrossCheck.Settings(decode: decode)
-        if let t = parsed.value("threads") {
-            guard let n = Int(t), n >= 1 else { throw LightWorkError.usage("--threads takes a whole number ≥ 1, not '\(t)'") }
-            Parallel.threads = n
-        }
+        let engine = try EngineArguments.configuration(parsed)
         let json = parsed.value("json").map { URL(fileURLWithPath: $0) }
         let quiet = parsed.has("quiet")
         let tool = try LibRawCrossCheck.findDcrawEmu()
@@ -37,7 +34,7 @@ extension VerifyCommand {
         var results: [LibRawCrossCheck.Result] = []
         for path in parsed.positionals {
             let t0 = Date()
-            let result = try LibRawCrossCheck.check(URL(fileURLWithPath: path), settings: settings, dcrawEmu: tool)
+            let result = try LibRawCrossCheck.check(URL(fileURLWithPath: path), settings: settings, dcrawEmu: tool, engine: engine)
             results.append(result)
             if !quiet || result.verdict != .agreed {
                 print(line(result, path: path, seconds: Date().timeIntervalSince(t0)))

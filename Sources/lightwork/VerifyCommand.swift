@@ -112,11 +112,7 @@ enum VerifyCommand {
                 options.jobs = n
             }
             let cores = ProcessInfo.processInfo.activeProcessorCount
-            Parallel.threads = max(1, cores / options.jobs)
-            if let t = parsed.value("threads") {
-                guard let n = Int(t), n >= 1 else { throw LightWorkError.usage("--threads takes a whole number ≥ 1, not '\(t)'") }
-                Parallel.threads = n
-            }
+            options.engine = try EngineArguments.configuration(parsed, defaultThreads: max(1, cores / options.jobs))
             if let out = parsed.value("output") {
                 let dir = URL(fileURLWithPath: out)
                 options.candidateDirectory = dir.appendingPathComponent("candidates")

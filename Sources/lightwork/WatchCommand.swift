@@ -119,11 +119,7 @@ enum WatchCommand {
             c.failed = try folder("--failed", parsed.value("failed"), inbox: inbox)
             c.once = parsed.has("once")
             configuration = c
-            if let t = parsed.value("threads") {
-                guard let n = Int(t), n >= 1 else { throw LightWorkError.usage("--threads takes a whole number ≥ 1, not '\(t)'") }
-                Parallel.threads = n
-            }
-            converter = try FileConverter(spec: spec)
+            converter = try FileConverter(spec: spec, engine: try EngineArguments.configuration(parsed))
         } catch {
             return usageError(error)
         }
@@ -131,9 +127,10 @@ enum WatchCommand {
         let console = Console(mode: parsed.has("quiet") ? .quiet : parsed.has("verbose") ? .verbose : .normal, json: parsed.has("json"))
         let service = WatchService(converter: converter, configuration: configuration)
         // SIGHUP: the recipe is read into a new spec; workers started after it are sent that spec.
+        let engine = converter.engine
         service.reload = {
             let spec = try makeSpec(parsed)
-            return (try FileConverter(spec: spec), try ExportArguments.rules(parsed, spec: spec))
+            return (try FileConverter(spec: spec, engine: engine), try ExportArguments.rules(parsed, spec: spec))
         }
         do {
             let outcome = try service.run { event in report(event, console: console, manifestURL: configuration.manifestURL) }

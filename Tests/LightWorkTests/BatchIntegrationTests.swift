@@ -95,12 +95,21 @@ final class BatchIntegrationTests: XCTestCase {
         XCTAssertEqual(manifests[0], manifests[2])
     }
 
-    /// A decoder crash (SIGSEGV in the worker, through the test hook) costs that file only.
+    /// A decoder crash costs that file only: the worker that opens sub/gen-2.dng is held there (`InputGate`) and sent
+    /// SIGSEGV from outside, as a decoder's heap overflow would end it.
     func testDecoderCrashCostsOnlyThatFile() throws {
         let dir = try TestPaths.temporaryDirectory(self)
         let input = try BatchFixture.inputs(in: dir, generated: 4)
         let out = dir.appendingPathComponent("out")
-        let r = try convert(input, out, ["--jobs", "2"], environment: [WorkerLoop.crashHookVariable: "sub/gen-2"])
+        let gate = try InputGate(input.appendingPathComponent("sub/gen-2.dng"))
+        defer { gate.release() }
+        // Without Swift's backtracer, which would catch the signal and take seconds to print a report.
+        let run = try CLIRunner.Background(["convert", input.path, "-o", out.path, "--jobs", "2"],
+                                           environment: ["SWIFT_BACKTRACE": "enable=no"], logs: dir)
+        let worker = try XCTUnwrap(gate.heldWorker(seconds: 60), "no worker opened sub/gen-2.dng")
+        XCTAssertEqual(kill(worker, SIGSEGV), 0)
+        gate.release()
+        let r = run.finish(within: 60)
         XCTAssertEqual(r.status, 1, r.stderr)
         let m = try BatchFixture.manifest(out.appendingPathComponent("manifest.json"))
         let crashed = try XCTUnwrap(m.entries.first { $0.input.relativePath == "sub/gen-2.dng" })
@@ -115,13 +124,18 @@ final class BatchIntegrationTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.appendingPathComponent("sub/gen-2.tif").path))
     }
 
-    /// A file past --timeout fails with the reason; its worker is replaced and the rest convert.
+    /// A file past --timeout fails with the reason; its worker is replaced and the rest convert. The worker that
+    /// opens gen-1.dng is held there (`InputGate`) for the whole run, so it hangs for real.
     func testFileOverTheTimeLimitFailsAndTheBatchGoesOn() throws {
         let dir = try TestPaths.temporaryDirectory(self)
         let input = try BatchFixture.inputs(in: dir, generated: 3, real: false)
         let out = dir.appendingPathComponent("out")
+        let gate = try InputGate(input.appendingPathComponent("gen-1.dng"))
+        defer { gate.release() }
         let start = Date()
-        let r = try convert(input, out, ["--jobs", "2", "--timeout", "4"], environment: [WorkerLoop.hangHookVariable: "gen-1"])
+        let r = try convert(input, out, ["--jobs", "2", "--timeout", "4"])
+        XCTAssertNotNil(gate.heldWorker(seconds: 0), "a worker opened gen-1.dng and was held there")
+        gate.release()
         XCTAssertLessThan(Date().timeIntervalSince(start), 25)
         XCTAssertEqual(r.status, 1, r.stderr)
         let m = try BatchFixture.manifest(out.appendingPathComponent("manifest.json"))
@@ -141,17 +155,16 @@ final class BatchIntegrationTests: XCTestCase {
         let out = dir.appendingPathComponent("out")
         let manifestURL = out.appendingPathComponent("manifest.json")
         let total = BatchFixture.inputCount(input)
-        // The corrupt file comes first in input order and fails at once; the CRW after it is then held in its
-        // worker (test hook) until the signal has been sent, so it is surely in flight, however fast decoding is.
-        let release = dir.appendingPathComponent("release")
-        let run = try CLIRunner.Background(["convert", input.path, "-o", out.path, "--jobs", "1"],
-                                           environment: [WorkerLoop.hangHookVariable: "canon-powershot-g2", WorkerLoop.hangUntilHookVariable: release.path],
-                                           logs: dir)
-        XCTAssertNotNil(BatchFixture.waitForManifest(manifestURL, entries: 1, seconds: 20))
-        usleep(400_000)
+        // The corrupt file comes first in input order and fails at once; the CRW after it is then held where its
+        // worker opens it (`InputGate`) until the parent has taken the signal, so it is surely in flight, however
+        // fast decoding is.
+        let gate = try InputGate(input.appendingPathComponent("canon-powershot-g2.crw"))
+        defer { gate.release() }
+        let run = try CLIRunner.Background(["convert", input.path, "-o", out.path, "--jobs", "1"], logs: dir)
+        XCTAssertNotNil(gate.heldWorker(seconds: 30), "no worker opened the CRW")
         run.send(SIGTERM)
-        usleep(400_000)
-        try Data().write(to: release)
+        XCTAssertTrue(run.waitForStderr(containing: "interrupted: finishing", seconds: 20), "the parent took the signal")
+        gate.release()
         let r = run.finish(within: 30)
         XCTAssertEqual(r.status, 143, r.stderr)
         let m = try BatchFixture.manifest(manifestURL)
@@ -183,8 +196,12 @@ final class BatchIntegrationTests: XCTestCase {
         let first = try BatchFixture.manifest(manifestURL)
         XCTAssertNotNil(first.finishedAt)
 
-        let run = try CLIRunner.Background(["convert", input.path, "-o", out.path, "--jobs", "1", "--force"],
-                                           environment: [WorkerLoop.hangHookVariable: "gen-1"], logs: dir)   // the first file after the corrupt one: the sub/ files are never dispatched
+        // gen-1.dng, the first file after the corrupt one, is held where its worker opens it (`InputGate`): the sub/
+        // files are never dispatched.
+        let gate = try InputGate(input.appendingPathComponent("gen-1.dng"))
+        defer { gate.release() }
+        let run = try CLIRunner.Background(["convert", input.path, "-o", out.path, "--jobs", "1", "--force"], logs: dir)
+        XCTAssertNotNil(gate.heldWorker(seconds: 30), "the forced run reached gen-1.dng")
         let deadline = Date().addingTimeInterval(30)
         var partial: Manifest?
         while Date() < deadline {
@@ -193,6 +210,7 @@ final class BatchIntegrationTests: XCTestCase {
         }
         run.send(SIGKILL)
         _ = run.finish(within: 10)
+        gate.release()
         let killed = try XCTUnwrap(partial, "the forced run saved its own manifest")
         XCTAssertLessThan(killed.entries.count, first.entries.count, "the killed manifest no longer lists every earlier output")
 
@@ -211,12 +229,15 @@ final class BatchIntegrationTests: XCTestCase {
         let input = try BatchFixture.inputs(in: dir, generated: 6)
         let out = dir.appendingPathComponent("out")
         let manifestURL = out.appendingPathComponent("manifest.json")
-        // One late file is held in its worker (test hook), so the run is surely still going when it is killed.
-        let run = try CLIRunner.Background(["convert", input.path, "-o", out.path, "--jobs", "2"],
-                                           environment: [WorkerLoop.hangHookVariable: "gen-6"], logs: dir)
+        // One late file is held where its worker opens it (`InputGate`), so the run is surely still going when it is killed.
+        let gate = try InputGate(input.appendingPathComponent("sub/gen-6.dng"))
+        defer { gate.release() }
+        let run = try CLIRunner.Background(["convert", input.path, "-o", out.path, "--jobs", "2"], logs: dir)
+        XCTAssertNotNil(gate.heldWorker(seconds: 30), "no worker opened sub/gen-6.dng")
         XCTAssertNotNil(BatchFixture.waitForManifest(manifestURL, entries: 2, seconds: 20))
         run.send(SIGKILL)
         XCTAssertEqual(run.finish(within: 10).status, 128 + SIGKILL)
+        gate.release()
         usleep(200_000)     // the workers die with their parent (PDEATHSIG)
         // Temporaries (`.name.lwtmp-…`) may be cut short by the kill; every file under a final name must be whole.
         let temporaries = Set(BatchFixture.temporaries(under: out))

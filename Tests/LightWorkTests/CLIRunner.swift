@@ -80,6 +80,16 @@ extension CLIRunner {
         /// Sends `signal` to the lightwork process (only that process, by its id).
         func send(_ signal: Int32) { _ = kill(process.processIdentifier, signal) }
 
+        /// Waits until the process has written `text` to stderr; false when it did not within `seconds`.
+        func waitForStderr(containing text: String, seconds: Double) -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            repeat {
+                if (try? String(contentsOf: stderrURL, encoding: .utf8))?.contains(text) == true { return true }
+                usleep(20_000)
+            } while Date() < deadline
+            return false
+        }
+
         /// Waits for the process to end (at most `seconds`, then kills it) and returns its result.
         func finish(within seconds: Double) -> CLIRunner.Result {
             let deadline = Date().addingTimeInterval(seconds)

@@ -40,7 +40,7 @@ final class CodecRegistryTests: XCTestCase {
         for format in CodecRegistry.outputFormats {
             let pixels = TestImages.pattern(width: 9, height: 5, channels: 3, depth: format.depth)
             let url = dir.appendingPathComponent("out-\(format.rawValue).\(format.fileExtension)")
-            try format.writer.write(pixels, settings: EncodeSettings(format: format), to: url)
+            try format.writer().write(pixels, settings: EncodeSettings(format: format), to: url)
             let data = try Data(contentsOf: url)
             XCTAssertEqual(CodecRegistry.reader(for: data)?.name, format.codecName, format.rawValue)
             let back = try ImageFileReader.read(url)

@@ -38,12 +38,9 @@ final class ConvertPipelineTests: XCTestCase {
     func testOutputIsByteIdenticalForOneAndManyThreads() throws {
         let url = SampleSceneTests.samples.appendingPathComponent("scene.dng")
         var digests: [String] = []
-        let saved = Parallel.threads
-        defer { Parallel.threads = saved }
         for threads in [1, 4, 4] {
-            Parallel.threads = threads
             let dir = try TestPaths.temporaryDirectory(self)
-            let entry = try FileConverter(spec: ConvertSpec(outputDirectory: dir)).convert(InputItem(url: url, displayPath: "scene.dng", relativePath: "scene.dng"))
+            let entry = try FileConverter(spec: ConvertSpec(outputDirectory: dir), engine: EngineConfiguration(threads: threads)).convert(InputItem(url: url, displayPath: "scene.dng", relativePath: "scene.dng"))
             digests.append(try XCTUnwrap(entry.output?.sha256))
         }
         XCTAssertEqual(Set(digests).count, 1, "\(digests)")

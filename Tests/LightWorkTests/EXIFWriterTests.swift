@@ -252,7 +252,7 @@ final class EXIFWriterTests: XCTestCase {
             let url = dir.appendingPathComponent("out." + format.fileExtension)
             let pixels = TestImages.pattern(width: 8, height: 6, channels: 3, depth: format.depth)
             let blob = EXIFWriter.blob(for: Self.full, jpeg: format == .jpeg)
-            try format.writer.write(pixels, settings: EncodeSettings(format: format, exif: blob), to: url)
+            try format.writer().write(pixels, settings: EncodeSettings(format: format, exif: blob), to: url)
             urls.append(url)
         }
         let records = try XCTUnwrap(try JSONSerialization.jsonObject(with: run(exiftool, ["-j", "-n", "-Make", "-Model", "-LensModel", "-ExposureTime",

@@ -31,14 +31,11 @@ enum FilterTestSupport {
         Array(UnsafeBufferPointer(start: image.storage, count: 4 * image.pixelCount))
     }
 
-    /// A copy of `image` after `filters`, rendered in place with `threads` engine threads.
+    /// A copy of `image` after `filters`, rendered in place with `threads` engine threads (default: all cores).
     static func applied(_ filters: [any Filter], to image: WorkingImage, seed: UInt64 = 42, threads: Int? = nil,
                         keepFinalSpace: Bool = false) -> WorkingImage {
-        let saved = Parallel.threads
-        if let threads { Parallel.threads = threads }
-        defer { Parallel.threads = saved }
         let out = image.copy()
-        Renderer(chain: filters).apply(to: out, context: RenderContext(width: image.width, height: image.height, seed: seed),
+        Renderer(chain: filters, engine: threads.map { EngineConfiguration(threads: $0) } ?? .detected).apply(to: out, context: RenderContext(width: image.width, height: image.height, seed: seed),
                                        keepFinalSpace: keepFinalSpace)
         return out
     }

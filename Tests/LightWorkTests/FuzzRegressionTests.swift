@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import LightWork
+import LightWorkFuzzBodies
 
 /// The fuzz targets' bodies (`FuzzTarget`, the same code `make fuzz` runs under libFuzzer) replayed in the
 /// ordinary test build over every committed seed (`Fuzz/corpus/TARGET/`) and every input that once crashed

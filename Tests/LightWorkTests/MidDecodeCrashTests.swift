@@ -2,28 +2,13 @@ import Foundation
 import XCTest
 @testable import LightWork
 
-/// A worker that dies in the middle of a decode, not before it starts (the crash hook's moment): the test watches
+/// A worker that dies in the middle of a decode, not as it opens its input (where `InputGate` holds one): the test watches
 /// the worker of a running batch from outside, through /proc, and signals it (SIGSEGV, and SIGKILL as the
 /// out-of-memory killer would) once it is decoding the one large DNG: it has read the whole 48 MB file (`rchar` in
 /// /proc/PID/io; the decoder reads its input first), its resident memory has since grown by 24 MB (LibRaw's 48 MB
 /// raw buffer filling), and no temporary output for that file exists yet. Measured without the kill: the
 /// temporary output appears over a second after the read. No hook in the shipped binary is involved.
 final class MidDecodeCrashTests: XCTestCase {
-    /// The children of `pid` (every thread's `children` list).
-    private func children(of pid: pid_t) -> [pid_t] {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        return tasks.flatMap { task -> [pid_t] in
-            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
-            return text.split(separator: " ").compactMap { pid_t($0) }
-        }
-    }
-
-    /// Whether `pid` runs `lightwork worker` (after its exec, not the fork before it).
-    private func isWorker(_ pid: pid_t) -> Bool {
-        let argv = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")))?.split(separator: 0).map { String(decoding: $0, as: UTF8.self) } ?? []
-        return argv.count > 1 && argv[1] == "worker"
-    }
-
     /// Bytes the process has read through read(2) and the like (`rchar`); nil once it is gone.
     private func bytesRead(_ pid: pid_t) -> Int? {
         guard let io = try? String(contentsOfFile: "/proc/\(pid)/io", encoding: .utf8) else { return nil }
@@ -84,7 +69,7 @@ final class MidDecodeCrashTests: XCTestCase {
         let start = Date()
         var readAfter = 0.0, killedAfter = 0.0
         while Date() < deadline, p.isRunning {
-            if worker == 0, let w = children(of: p.processIdentifier).first(where: isWorker) { worker = w }
+            if worker == 0, let w = ProcessTree.descendants(of: p.processIdentifier).first(where: ProcessTree.isWorker) { worker = w }
             if worker != 0, afterRead == nil, let n = bytesRead(worker), n >= size { afterRead = usage(worker); readAfter = Date().timeIntervalSince(start) }
             if let afterRead, let u = usage(worker), u.rss > afterRead.rss + grown {
                 // Not yet encoding: no temporary of the large file's output exists (AtomicFile names `.<name>.lwtmp-…`).

@@ -183,7 +183,10 @@ final class RawGeometryTests: XCTestCase {
             try Self.makeSample(file, ["--width", "360", "--height", "240", "--default-scale", scale])
             let (w, h, aspect, unstretched) = try Self.libRawImage(file, stretch: false)
             let (sw, sh, _, stretched) = try Self.libRawImage(file, stretch: true)
-            let mine = try XCTUnwrap(unstretched.withUnsafeBufferPointer { PixelAspect.stretch($0.baseAddress!, width: w, height: h, aspect: aspect) })
+            let threads = EngineConfiguration.detected.threads
+            let mine = try XCTUnwrap(unstretched.withUnsafeBufferPointer {
+                PixelAspect.stretch($0.baseAddress!, width: w, height: h, aspect: aspect, engine: EngineConfiguration(threads: threads))
+            })
             defer { mine.pixels.deallocate() }
             XCTAssertEqual([mine.width, mine.height], [sw, sh], "\(scale): LibRaw's stretched size")
             XCTAssertEqual([sw, sh], [360, 240], scale)
@@ -197,10 +200,9 @@ final class RawGeometryTests: XCTestCase {
             // Measured: no sample differs at any of the four scales.
             XCTAssertEqual(differing, 0, "\(scale): the stretch is not LibRaw's")
             // Any thread count gives the same bytes.
-            let threads = Parallel.threads
-            Parallel.threads = 1
-            let single = try XCTUnwrap(unstretched.withUnsafeBufferPointer { PixelAspect.stretch($0.baseAddress!, width: w, height: h, aspect: aspect) })
-            Parallel.threads = threads
+            let single = try XCTUnwrap(unstretched.withUnsafeBufferPointer {
+                PixelAspect.stretch($0.baseAddress!, width: w, height: h, aspect: aspect, engine: EngineConfiguration(threads: 1))
+            })
             defer { single.pixels.deallocate() }
             XCTAssertEqual(memcmp(single.pixels, mine.pixels, 8 * sw * sh), 0, "\(scale): one thread differs from \(threads)")
         }

@@ -232,7 +232,7 @@ final class RendererFusionTests: XCTestCase {
                 grid.apply(filter, guide: nil, gridContext)
                 continue
             }
-            let v = GuidePlane.gaussianApproximation(grid.luma, width: gw, height: gh, radius: radius * Double(max(w, h)) / Double(f))
+            let v = GuidePlane.gaussianApproximation(grid.luma, width: gw, height: gh, radius: radius * Double(max(w, h)) / Double(f), engine: .detected)
             guides.append(bilinear(v, gw, gh, f, w, h))
             grid.apply(filter, guide: v, gridContext)
         }

@@ -10,13 +10,27 @@ final class RendererTests: XCTestCase {
         "vignette": 0.5, "postWarmth": -0.2, "postTint": 0.2, "fade": 0.4, "grain": 0.5, "saturation": 0.3, "dust": 0.8,
     ]
 
-    func testWholeChainIsIdenticalForOneAndFourThreads() {
+    /// The whole chain (guided filters included) gives the same half floats in place and the same output samples
+    /// at 1, 2, 3 and 4 threads, each given to the Renderer as its `EngineConfiguration`.
+    func testWholeChainIsIdenticalAtOneTwoThreeAndFourThreads() {
         let chain = FilterChain.build(values: RendererTests.everything, look: TestLookup(), strength: 0.8)
+        let spec = OutputSpec(space: .srgb, depth: .sixteen, keepAlpha: false)
+        var compared = 0
         for image in [S.scene(width: 96, height: 700), rawVersion(of: S.scene(width: 96, height: 700))] {
+            let context = RenderContext(width: image.width, height: image.height, seed: 5)
             let one = S.bits(S.applied(chain, to: image, seed: 5, threads: 1))
-            XCTAssertEqual(one, S.bits(S.applied(chain, to: image, seed: 5, threads: 4)), image.space.description)
+            let rendered = Renderer(chain: chain, engine: EngineConfiguration(threads: 1)).render(image, context: context, output: spec).samples16
             XCTAssertNotEqual(one, S.bits(image))
+            for threads in 2...4 {
+                let engine = EngineConfiguration(threads: threads)
+                XCTAssertEqual(one, S.bits(S.applied(chain, to: image, seed: 5, threads: threads)), "\(image.space.description), \(threads) threads")
+                let renderer = Renderer(chain: chain, engine: engine)
+                XCTAssertEqual(renderer.engine, engine)
+                XCTAssertEqual(rendered, renderer.render(image, context: context, output: spec).samples16, "\(image.space.description), \(threads) threads")
+                compared += one.count + rendered.count
+            }
         }
+        print("renderer at 1-4 threads: \(compared) half floats and 16-bit samples compared, all identical to one thread's")
     }
 
     /// The same colours stored as linear ProPhoto (RAW path) and as sRGB-encoded values (RGB path) come

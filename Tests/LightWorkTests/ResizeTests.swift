@@ -129,12 +129,8 @@ final class ResizeTests: XCTestCase {
         let src = Self.image(width: 301, height: 203, space: .deviceRGB, alpha: true) { x, y in
             SIMD4(Float((x * 31 + y * 7) % 256) / 255, Float((x * y) % 97) / 96, Float(y % 13) / 12, Float((x + y) % 5) / 4)
         }
-        let saved = Parallel.threads
-        defer { Parallel.threads = saved }
-        Parallel.threads = 1
-        let one = Resize.apply(src, width: 120, height: 77)
-        Parallel.threads = 3
-        let three = Resize.apply(src, width: 120, height: 77)
+        let one = Resize.apply(src, width: 120, height: 77, engine: EngineConfiguration(threads: 1))
+        let three = Resize.apply(src, width: 120, height: 77, engine: EngineConfiguration(threads: 3))
         XCTAssertEqual(FilterTestSupport.bits(one), FilterTestSupport.bits(three))
     }
 

@@ -27,25 +27,26 @@ final class SHA256Tests: XCTestCase {
         XCTAssertEqual(s.finalizeHex(), SHA256.hex(data))
     }
 
-    /// The CPU's SHA instructions and the portable Swift rounds agree on every length around block edges
-    /// and on a large buffer; the known vectors hold on both paths.
+    /// The CPU's SHA instructions and the portable C rounds (forced through cpu.c's one switch) agree on every
+    /// length around block edges and on a large buffer; the known vectors hold on both paths.
     func testHardwareAndPortablePathsAgree() throws {
-        try XCTSkipUnless(lw_sha256_hardware() == 1, "this CPU has no SHA extensions: only the portable path runs")
-        let saved = SHA256.useHardware
-        defer { SHA256.useHardware = saved }
+        try XCTSkipUnless(lw_cpu_sha() == 1, "this CPU has no SHA extensions: only the portable path runs")
+        defer { lw_cpu_force_baseline(0) }
         var rng = SystemRandomNumberGenerator()
         let big = Data((0..<(3 << 20) + 17).map { _ in UInt8.random(in: 0...255, using: &rng) })
         var lengths = Array(0...200) + [1000, 4095, 4096, 4097, 65536 + 5]
         lengths.append(big.count)
         for n in lengths {
             let data = big.prefix(n)
-            SHA256.useHardware = true
+            lw_cpu_force_baseline(0)
             let fast = SHA256.hex(data)
-            SHA256.useHardware = false
+            lw_cpu_force_baseline(1)
+            XCTAssertEqual(lw_cpu_sha(), 0, "the baseline is forced")
             XCTAssertEqual(fast, SHA256.hex(data), "length \(n)")
         }
-        for hardware in [true, false] {
-            SHA256.useHardware = hardware
+        for forced: Int32 in [0, 1] {
+            lw_cpu_force_baseline(forced)
+            XCTAssertEqual(lw_cpu_sha(), 1 - forced)
             testKnownVectors()
         }
     }

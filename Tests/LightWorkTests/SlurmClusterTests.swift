@@ -194,23 +194,27 @@ final class SlurmClusterTests: XCTestCase {
         let victimItems = items.filter { Shard.slot(of: $0.relativePath, count: Self.shards) == victim }
         XCTAssertGreaterThanOrEqual(victimItems.count, 2, "\(counts)")
         let held = victimItems.last!.relativePath
-        let release = dir.appendingPathComponent("release")
+        // The task's worker is held where it opens `held` (`InputGate`) until the requeue has killed it.
+        let gate = try InputGate(input.appendingPathComponent(held))
+        defer { gate.release() }
         let out2 = dir.appendingPathComponent("out2")
-        var holdEnv = env
-        holdEnv[WorkerLoop.hangHookVariable] = held
-        holdEnv[WorkerLoop.hangUntilHookVariable] = release.path
-        let again = try run([submit, String(Self.shards), input.path, out2.path], environment: holdEnv, in: logs, logs: logs)
+        let again = try run([submit, String(Self.shards), input.path, out2.path], environment: env, in: logs, logs: logs)
         let ids2 = again.output.split(whereSeparator: \.isWhitespace).map(String.init)
         XCTAssertEqual(again.status, 0, again.output)
         guard again.status == 0, ids2.count >= 2 else { return }
         let (array2, merge2) = (ids2[ids2.count - 2], ids2[ids2.count - 1])
         let task = "\(array2)_\(victim)"
+        // The victim task's processes (its batch parent and workers) carry these in their environment.
+        let victimMarks = ["LIGHTWORK_TEST_CLUSTER=\(cluster.path)", "SLURM_ARRAY_JOB_ID=\(array2)", "SLURM_ARRAY_TASK_ID=\(victim)"]
         let shardURL = out2.appendingPathComponent("manifest.shard-\(victim)-of-\(Self.shards).json")
         // Held means: the files before `held` are written (the manifest, saved at most every tenth of the run's
         // time, may not list them all yet).
         let outputOf = Dictionary(uniqueKeysWithValues: singleManifest.entries.map { ($0.input.relativePath, $0.output?.path ?? "") })
         let earlier = victimItems.dropLast().map { out2.appendingPathComponent(outputOf[$0.relativePath] ?? "").path }
         let before = try XCTUnwrap(BatchFixture.waitForManifest(shardURL, entries: 1, seconds: 60), "task \(victim) started: \(logText(logs))")
+        let worker = gate.heldWorker(seconds: 60)
+        XCTAssertNotNil(worker, "task \(victim) reached \(held)")
+        XCTAssertTrue(worker.map { Self.processes(withEnvironment: victimMarks).contains($0) } ?? false, "the held worker is task \(victim)'s")
         let holdDeadline = Date().addingTimeInterval(60)
         while Date() < holdDeadline, !earlier.allSatisfy({ FileManager.default.fileExists(atPath: $0) }) { usleep(50_000) }
         XCTAssertTrue(earlier.allSatisfy { FileManager.default.fileExists(atPath: $0) }, "task \(victim) wrote the files before \(held)")
@@ -228,7 +232,6 @@ final class SlurmClusterTests: XCTestCase {
             usleep(100_000)
         }
         XCTAssertEqual(state, "PENDING", "requeued")
-        let victimMarks = ["\(WorkerLoop.hangUntilHookVariable)=\(release.path)", "SLURM_ARRAY_TASK_ID=\(victim)"]
         while Date() < deadline, !Self.processes(withEnvironment: victimMarks).isEmpty { usleep(100_000) }
         XCTAssertEqual(Self.processes(withEnvironment: victimMarks), [], "the killed attempt's processes are gone")
         let afterKill = try BatchFixture.manifest(shardURL)
@@ -236,7 +239,7 @@ final class SlurmClusterTests: XCTestCase {
         XCTAssertFalse(afterKill.entries.contains { $0.input.relativePath == held })
         let recorded = Set(afterKill.entries.map(\.input.relativePath))
         XCTAssertFalse(recorded.isEmpty)
-        try Data().write(to: release)
+        gate.release()
         // A requeued job waits ~2 minutes before it may start again: let it start now.
         let now = try run(["scontrol", "update", "JobId=\(task)", "StartTime=now"], environment: env, logs: logs)
         XCTAssertEqual(now.status, 0, now.output)

@@ -21,15 +21,15 @@ final class VectorKernelTests: XCTestCase {
         let line = try XCTUnwrap(cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") }, "no flags line in /proc/cpuinfo")
         let flags = Set(line.split(separator: ":").last?.split(separator: " ").map(String.init) ?? [])
         let avx2 = flags.contains("avx2"), f16c = flags.contains("f16c") && flags.contains("avx")
-        print("CPU: avx2 \(avx2), f16c \(f16c)")
-        XCTAssertEqual(lw_cpu_avx2() == 1, avx2)
-        XCTAssertEqual(lw_cpu_f16c() == 1, f16c)
+        let sha = flags.contains("sha_ni") && flags.contains("sse4_1") && flags.contains("ssse3")
+        print("CPU: avx2 \(avx2), f16c \(f16c), sha \(sha)")
+        let detected = CPUFeatures(avx2: avx2, f16c: f16c, sha: sha)
+        XCTAssertEqual(CPUFeatures.detected, detected)
+        XCTAssertEqual(EngineConfiguration.detected.cpu, detected, "the engine configuration reports the kernels' answers")
         lw_cpu_force_baseline(1)
-        XCTAssertEqual(lw_cpu_avx2(), 0)
-        XCTAssertEqual(lw_cpu_f16c(), 0)
+        XCTAssertEqual(CPUFeatures.detected, CPUFeatures(avx2: false, f16c: false, sha: false))
         lw_cpu_force_baseline(0)
-        XCTAssertEqual(lw_cpu_avx2() == 1, avx2)
-        XCTAssertEqual(lw_cpu_f16c() == 1, f16c)
+        XCTAssertEqual(CPUFeatures.detected, detected)
     }
 
     func testLUT3DAsColorLookupEqualsItsOwnTetrahedralPath() {

@@ -4,10 +4,10 @@ import XCTest
 
 /// BatchRunner with real `lightwork worker` processes: recycling after K files and replacement after a crash.
 final class WorkerPoolTests: XCTestCase {
-    private func run(_ items: [InputItem], out: URL, environment: [String: String], force: Bool) -> (BatchRunner, Manifest) {
+    private static func run(_ items: [InputItem], out: URL, force: Bool) -> (BatchRunner, Manifest) {
         var config = BatchConfiguration()
         config.isolation = .workers(WorkerLaunch(executable: CLIRunner.binary.path,
-                                                 environment: ["OMP_NUM_THREADS": "1", "SWIFT_BACKTRACE": "enable=no"].merging(environment) { $1 },
+                                                 environment: ["OMP_NUM_THREADS": "1", "SWIFT_BACKTRACE": "enable=no"],
                                                  threads: 1))
         config.jobs = 1
         config.recycleAfter = 3
@@ -28,13 +28,29 @@ final class WorkerPoolTests: XCTestCase {
         let items = InputWalker.items(for: [input.path])
         let out = dir.appendingPathComponent("out")
 
-        let (plain, m1) = run(items, out: out, environment: [:], force: false)
+        let (plain, m1) = Self.run(items, out: out, force: false)
         XCTAssertEqual(m1.summary.converted, 6)
         XCTAssertEqual(plain.workersStarted, 2, "six files, a fresh worker every three")
         XCTAssertGreaterThan(plain.peakWorkerRSSKiB, 10_000, "workers report their peak memory")
         XCTAssertGreaterThanOrEqual(plain.peakTotalWorkerRSSKiB, plain.peakWorkerRSSKiB)
 
-        let (crashing, m2) = run(items, out: out, environment: [WorkerLoop.crashHookVariable: "gen-2"], force: true)
+        // The worker that opens gen-2.dng is held there (`InputGate`) and sent SIGSEGV from outside; the batch runs on
+        // another thread meanwhile.
+        let gate = try InputGate(input.appendingPathComponent("gen-2.dng"))
+        defer { gate.release() }
+        let finished = DispatchSemaphore(value: 0)
+        let result = LockedBox<(BatchRunner, Manifest)?>(nil)
+        DispatchQueue.global().async {
+            let r = Self.run(items, out: out, force: true)
+            result.withLock { $0 = r }
+            finished.signal()
+        }
+        let worker = gate.heldWorker(seconds: 60)
+        XCTAssertNotNil(worker, "no worker opened gen-2.dng")
+        if let worker { XCTAssertEqual(kill(worker, SIGSEGV), 0) }
+        gate.release()
+        XCTAssertEqual(finished.wait(timeout: .now() + 120), .success, "the batch finished")
+        let (crashing, m2) = try XCTUnwrap(result.withLock { $0 })
         XCTAssertEqual(crashing.workersStarted, 3, "files 1 and 2 (crash), then 3-5, then 6")
         XCTAssertEqual(m2.summary.converted, 5)
         XCTAssertEqual(m2.entries[1].reason, "decoder crashed: signal 11 (SIGSEGV)")

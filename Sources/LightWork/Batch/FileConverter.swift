@@ -5,6 +5,8 @@ import Foundation
 public struct FileConverter: Sendable {
     /// What this converter does to every file.
     public let spec: ConvertSpec
+    /// The threads (and CPU features) of every stage: decode, resize, render, encode.
+    public let engine: EngineConfiguration
     private let renderer: Renderer
     private let decodeOptions: DecodeOptions
     /// The digest of the look alone (filters, film, strength): grain and dust are seeded from it, so the same
@@ -12,17 +14,17 @@ public struct FileConverter: Sendable {
     private let seedDigest: String
 
     /// Loads the spec's film or LUT (refusing bytes other than those the spec names: `lookupChanged`) and builds
-    /// its chain. `libRawThreads` (0: LibRaw's default) and `memoryLimit` (bytes one conversion may take, nil
-    /// for none) belong to the process converting, not to the spec: they change no output byte.
-    public init(spec: ConvertSpec, libRawThreads: Int = 0, memoryLimit: Int? = nil) throws {
+    /// its chain. `engine` (threads, CPU features) and `memoryLimit` (bytes one conversion may take, nil for none)
+    /// belong to the process converting, not to the spec: they change no output byte.
+    public init(spec: ConvertSpec, engine: EngineConfiguration = .detected, memoryLimit: Int? = nil) throws {
         self.spec = spec
-        renderer = Renderer(chain: try spec.look.chain())
+        self.engine = engine
+        renderer = Renderer(chain: try spec.look.chain(), engine: engine)
         var decode = DecodeOptions()
         decode.demosaic = spec.decode.demosaic
         decode.colorModel = spec.decode.colorModel
         decode.intent = spec.decode.intent
         decode.maxPixels = spec.decode.maxPixels
-        decode.libRawThreads = libRawThreads
         decode.memoryLimit = memoryLimit
         decodeOptions = decode
         seedDigest = FileConverter.lookDigest(spec.settings)
@@ -90,7 +92,7 @@ public struct FileConverter: Sendable {
             if let resize = spec.export.resize {
                 let image = decoded.image
                 if let size = resize.targetSize(width: image.width, height: image.height) {
-                    decoded.image = Resize.apply(image, width: size.width, height: size.height)
+                    decoded.image = Resize.apply(image, width: size.width, height: size.height, engine: engine)
                     entry.timings["resize"] = clock.lap()
                 } else {
                     entry.notes.append(resize.keptNote(width: image.width, height: image.height))
@@ -117,7 +119,7 @@ public struct FileConverter: Sendable {
             do { url = try ContainedPath.outputFile(relative, inside: outputDirectory) } catch {
                 throw LightWorkError.writeFailed(error.reason)
             }
-            let written = try format.writer.write(pixels, settings: encode, to: url)
+            let written = try format.writer(engine: engine).write(pixels, settings: encode, to: url)
             entry.timings["encode"] = clock.lap()
 
             entry.output = Manifest.Output(path: relative, sha256: written.sha256, size: written.size, format: format.rawValue,
@@ -138,7 +140,7 @@ public struct FileConverter: Sendable {
     /// Decodes by content: the codec whose signature matches (JPEG and PNG through the RGB path), anything else
     /// through LibRaw (`CodecRegistry.decoder(for:)`).
     public func decode(data: Data, url: URL) throws -> DecodedImage {
-        try CodecRegistry.decoder(for: data).decode(data: data, url: url, options: decodeOptions)
+        try CodecRegistry.decoder(for: data).decode(data: data, url: url, options: decodeOptions, engine: engine)
     }
 
     /// Reads an input whole (it is hashed and decoded from the same bytes), refusing what is not a readable file.

@@ -4,8 +4,8 @@ import Foundation
 /// the memory budget can be kept. The file's codec reads it (`ImageCodec.pixelCount`: JPEG's SOF, PNG's IHDR,
 /// the largest IFD or SubIFD of a TIFF-based RAW), in plain bounds-checked Swift: the parent never runs a
 /// decoder (a crafted file must not be able to crash it). nil for anything else.
-enum ImageSizeProbe {
-    static func pixels(at url: URL) -> Int? {
+package enum ImageSizeProbe {
+    package static func pixels(at url: URL) -> Int? {
         guard let file = FileBytes(url), file.size >= 24 else { return nil }
         return CodecRegistry.decoder(for: file).pixelCount(file)
     }

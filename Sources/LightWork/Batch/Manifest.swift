@@ -29,6 +29,11 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var name = "lightwork"
         public var version: String
         public var libraries: [String: String]
+
+        package init(version: String, libraries: [String: String]) {
+            self.version = version
+            self.libraries = libraries
+        }
     }
 
     /// Which of N deterministic slices of the inputs a run took (see `Shard`).

@@ -4,16 +4,6 @@ import Foundation
 /// The body of `lightwork worker`: reads the `WorkerStart` line on stdin, then `WorkerJob` lines, answers each
 /// job with one `WorkerReply` line, exits at EOF. Its stdout carries only the protocol (anything else a library prints goes to stderr).
 public enum WorkerLoop {
-    /// Test hook, honoured only when set: a worker raises SIGSEGV on an input whose relative path contains
-    /// this text, standing in for a decoder's heap overflow so that isolation can be tested for real.
-    public static let crashHookVariable = "LIGHTWORK_TEST_CRASH_ON"
-    /// Test hook, honoured only when set: a worker sleeps (past any --timeout) on an input whose relative
-    /// path contains this text.
-    public static let hangHookVariable = "LIGHTWORK_TEST_HANG_ON"
-    /// Test hook, with `hangHookVariable`: the worker waits only until a file exists at this path (so a test can
-    /// kill a run while it is held mid-batch, then let the re-run through).
-    public static let hangUntilHookVariable = "LIGHTWORK_TEST_HANG_UNTIL"
-
     /// Serves jobs until stdin closes; returns the exit status.
     public static func run() -> Int32 {
         let env = ProcessInfo.processInfo.environment
@@ -24,9 +14,6 @@ public enum WorkerLoop {
         if let parent = env[WorkerLaunch.parentVariable].flatMap({ pid_t($0) }), lw_batch_die_with_parent(parent) == 1 { return 1 }
         let out = dup(STDOUT_FILENO)
         dup2(STDERR_FILENO, STDOUT_FILENO)
-        let crashOn = env[crashHookVariable].flatMap { $0.isEmpty ? nil : $0 }
-        let hangOn = env[hangHookVariable].flatMap { $0.isEmpty ? nil : $0 }
-        let hangUntil = env[hangUntilHookVariable].flatMap { $0.isEmpty ? nil : $0 }
         guard let first = readLine(strippingNewline: true), let start = try? WorkerLine.decode(WorkerStart.self, from: Data(first.utf8)) else {
             FileHandle.standardError.write(Data("lightwork worker: the first line is not a start message\n".utf8))
             return 2
@@ -38,17 +25,6 @@ public enum WorkerLoop {
             guard let job = try? WorkerLine.decode(WorkerJob.self, from: Data(line.utf8)) else {
                 FileHandle.standardError.write(Data("lightwork worker: unreadable job line\n".utf8))
                 return 2
-            }
-            if let crashOn, job.relativePath.contains(crashOn) {
-                signal(SIGSEGV, SIG_DFL)
-                raise(SIGSEGV)
-            }
-            if let hangOn, job.relativePath.contains(hangOn) {
-                if let hangUntil {
-                    while !FileManager.default.fileExists(atPath: hangUntil) { usleep(50_000) }
-                } else {
-                    sleep(3600)
-                }
             }
             let entry: Manifest.Entry
             switch converter {
@@ -68,10 +44,10 @@ public enum WorkerLoop {
         if let bytes = start.memoryLimit, !limitAddressSpace(bytes: bytes) {
             FileHandle.standardError.write(Data("lightwork worker: cannot set the memory limit (\(String(cString: strerror(errno))))\n".utf8))
         }
-        if let threads = start.threads { Parallel.threads = threads }
         // The parent gives each worker its share of the cores: the demosaic (OpenMP) uses the same share.
+        let engine = start.threads.map { EngineConfiguration(threads: $0) } ?? .detected
         do {
-            return .success(try FileConverter(spec: start.spec, libRawThreads: Parallel.threads, memoryLimit: start.memoryLimit))
+            return .success(try FileConverter(spec: start.spec, engine: engine, memoryLimit: start.memoryLimit))
         } catch let error as LightWorkError {
             return .failure(error)
         } catch {

@@ -3,7 +3,7 @@ import Foundation
 /// Up to `size` worker processes, each converting one file at a time. A worker that dies (a decoder's
 /// SIGSEGV) or overruns the time limit costs only its file: the pool reports it lost and starts a fresh
 /// worker for the next job. Workers are replaced after `recycleAfter` files so memory cannot creep.
-final class WorkerPool {
+package final class WorkerPool {
     enum Event {
         case finished(WorkerJob, Manifest.Entry)
         /// The worker died or was stopped with this job in flight, for `error`; `signal` is the one that ended it
@@ -148,12 +148,12 @@ final class WorkerPool {
 
     /// A worker's reported peak memory as the parent keeps it: the reply comes from a process that may be
     /// running a crafted file, so a negative or absurd figure is clamped (1 PiB) rather than trusted.
-    static func acceptedRSS(_ reported: Int, previous: Int) -> Int {
+    package static func acceptedRSS(_ reported: Int, previous: Int) -> Int {
         max(previous, min(max(reported, 0), 1 << 40))
     }
 
     /// The workers' peaks summed without overflow (a sum past Int.max is kept at Int.max).
-    static func summedRSS(_ values: [Int]) -> Int {
+    package static func summedRSS(_ values: [Int]) -> Int {
         values.reduce(0) { total, v in
             let (sum, overflow) = total.addingReportingOverflow(max(v, 0))
             return overflow ? Int.max : sum

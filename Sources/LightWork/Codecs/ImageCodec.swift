@@ -23,8 +23,8 @@ public protocol ImageCodec: Sendable {
 
     /// Whether `convert` decodes this format itself.
     var decodes: Bool { get }
-    /// Decodes the whole file (`url` names it in messages). Only called when `decodes`.
-    func decode(data: Data, url: URL, options: DecodeOptions) throws -> DecodedImage
+    /// Decodes the whole file (`url` names it in messages) on `engine`'s threads. Only called when `decodes`.
+    func decode(data: Data, url: URL, options: DecodeOptions, engine: EngineConfiguration) throws -> DecodedImage
     /// Pixel count from the header (the batch parent's memory budget); nil when unreadable.
     func pixelCount(_ file: FileBytes) -> Int?
     /// Make, model and DateTimeOriginal from the header (`{camera}`, `{date}`); nil when none.
@@ -42,8 +42,8 @@ public protocol ImageCodec: Sendable {
     var outputFormats: [OutputFormat] { get }
     /// The encoder options it reads (`--quality`, `--compression`), declared once.
     var options: [CodecOption] { get }
-    /// The writer for its output formats; nil for an input-only format.
-    var writer: (any ImageWriter)? { get }
+    /// The writer for its output formats, compressing on `engine`'s threads where it can; nil for an input-only format.
+    func writer(engine: EngineConfiguration) -> (any ImageWriter)?
 }
 
 extension ImageCodec {
@@ -51,7 +51,7 @@ extension ImageCodec {
     public var priority: Int { 0 }
     public var inputExtensions: [String] { [] }
     public var decodes: Bool { false }
-    public func decode(data: Data, url: URL, options: DecodeOptions) throws -> DecodedImage {
+    public func decode(data: Data, url: URL, options: DecodeOptions, engine: EngineConfiguration) throws -> DecodedImage {
         throw LightWorkError.unsupportedFormat("\(name) files are not decoded")
     }
     public func pixelCount(_ file: FileBytes) -> Int? { nil }
@@ -63,7 +63,7 @@ extension ImageCodec {
     }
     public var outputFormats: [OutputFormat] { [] }
     public var options: [CodecOption] { [] }
-    public var writer: (any ImageWriter)? { nil }
+    public func writer(engine: EngineConfiguration) -> (any ImageWriter)? { nil }
 
     /// Whether `name` or one of the aliases is `s` (case ignored).
     func isNamed(_ s: String) -> Bool {

@@ -23,7 +23,7 @@ public struct JPEGCodec: ImageCodec {
     // MARK: Input
 
     public var decodes: Bool { true }
-    public func decode(data: Data, url: URL, options: DecodeOptions) throws -> DecodedImage {
+    public func decode(data: Data, url: URL, options: DecodeOptions, engine: EngineConfiguration) throws -> DecodedImage {
         try JPEGDecoder.decode(data: data, options: options)
     }
 
@@ -85,7 +85,7 @@ public struct JPEGCodec: ImageCodec {
 
     public var outputFormats: [OutputFormat] { [.jpeg] }
     public var options: [CodecOption] { [JPEGCodec.quality] }
-    public var writer: (any ImageWriter)? { JPEGWriter() }
+    public func writer(engine: EngineConfiguration) -> (any ImageWriter)? { JPEGWriter() }
 
     /// Quality when nothing asks for another.
     public static let defaultQuality = 92

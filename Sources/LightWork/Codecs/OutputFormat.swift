@@ -42,8 +42,8 @@ public struct OutputFormat: Sendable, Hashable, Codable, RawRepresentable, Custo
     /// The codec that writes it.
     public var codec: any ImageCodec { CodecRegistry.codec(named: codecName)! }
 
-    /// The writer for this format.
-    public var writer: any ImageWriter { codec.writer! }
+    /// The writer for this format, compressing on `engine.threads` threads where the format can.
+    public func writer(engine: EngineConfiguration = .detected) -> any ImageWriter { codec.writer(engine: engine)! }
 
     public var description: String { rawValue }
 

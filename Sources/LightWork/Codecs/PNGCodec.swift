@@ -21,7 +21,7 @@ public struct PNGCodec: ImageCodec {
     // MARK: Input
 
     public var decodes: Bool { true }
-    public func decode(data: Data, url: URL, options: DecodeOptions) throws -> DecodedImage {
+    public func decode(data: Data, url: URL, options: DecodeOptions, engine: EngineConfiguration) throws -> DecodedImage {
         try PNGDecoder.decode(data: data, options: options)
     }
 
@@ -60,5 +60,5 @@ public struct PNGCodec: ImageCodec {
     // MARK: Output
 
     public var outputFormats: [OutputFormat] { [.png, .png16] }
-    public var writer: (any ImageWriter)? { PNGWriter() }
+    public func writer(engine: EngineConfiguration) -> (any ImageWriter)? { PNGWriter() }
 }

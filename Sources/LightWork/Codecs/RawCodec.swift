@@ -34,8 +34,8 @@ public struct RawCodec: ImageCodec {
     // MARK: Input
 
     public var decodes: Bool { true }
-    public func decode(data: Data, url: URL, options: DecodeOptions) throws -> DecodedImage {
-        try RawDecoder.decode(data: data, url: url, options: options)
+    public func decode(data: Data, url: URL, options: DecodeOptions, engine: EngineConfiguration) throws -> DecodedImage {
+        try RawDecoder.decode(data: data, url: url, options: options, engine: engine)
     }
 
     /// The largest image of a TIFF-structured RAW (IFD chain and SubIFDs); nil for other containers.

@@ -27,7 +27,7 @@ public struct TIFFCodec: ImageCodec {
 
     public var outputFormats: [OutputFormat] { [.tiff16, .tiff8] }
     public var options: [CodecOption] { [TIFFCodec.compression] }
-    public var writer: (any ImageWriter)? { TIFFWriter() }
+    public func writer(engine: EngineConfiguration) -> (any ImageWriter)? { TIFFWriter(engine: engine) }
 
     /// `--compression`, recipes' `export.compression`: `TIFFCompression`'s cases.
     public static let compression = CodecOption(name: "compression", values: .choice(TIFFCompression.allCases.map(\.rawValue)),

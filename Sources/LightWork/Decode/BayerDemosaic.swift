@@ -76,14 +76,14 @@ struct BayerDemosaic {
     /// Demosaics into a new width × height × 4 buffer of balanced camera RGB (0…65535, fourth channel 0), the
     /// layout of LibRaw's `image`; `cameraToXYZ` maps balanced camera RGB to XYZ for the homogeneity test.
     /// The caller deallocates the buffer. Tiles are independent, so any thread count gives the same bytes.
-    func run(cameraToXYZ: Matrix3) -> UnsafeMutablePointer<UInt16> {
+    func run(cameraToXYZ: Matrix3, engine: EngineConfiguration) -> UnsafeMutablePointer<UInt16> {
         var b = bayer
         let m = cameraToXYZ.m.map { Float($0) }
         withUnsafeMutableBytes(of: &b.to_xyz) { $0.bindMemory(to: Float.self).update(from: m) }
         let tile = Int(LW_AHD_TILE)
         let across = (width + tile - 1) / tile, down = (height + tile - 1) / tile
         let out = UnsafeMutablePointer<UInt16>.allocate(capacity: width * height * 4)
-        let workers = max(1, min(Parallel.threads, across * down))
+        let workers = engine.workers(for: across * down)
         let scratchBytes = lw_ahd_scratch_bytes()
         let scratch = UncheckedSendable(UnsafeMutableRawPointer.allocate(byteCount: workers * scratchBytes, alignment: 64))
         defer { scratch.value.deallocate() }

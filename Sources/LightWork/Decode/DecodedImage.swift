@@ -47,8 +47,6 @@ public struct DecodeOptions: Sendable, Codable, Equatable {
     /// peak (`MemoryBudget.bytesPerPixel` per pixel plus the worker's base) is larger is refused after its header
     /// is read and before any pixel is allocated, with a message, instead of failing an allocation later.
     public var memoryLimit: Int?
-    /// Threads LibRaw may use inside one decode (1 in batches, where files run in parallel).
-    public var libRawThreads: Int = 0
     /// How camera RGB becomes the working space (`--color-model`).
     public var colorModel: ColorModel = .dng
 

@@ -59,7 +59,7 @@ public enum EXIFReader {
     }
 
     /// One ASCII tag of a TIFF block's first IFD (CR3 keeps its EXIF tags there, in its CMT2 box).
-    static func readIFD0Ascii(_ bytes: Data, tag: UInt16) -> String? {
+    package static func readIFD0Ascii(_ bytes: Data, tag: UInt16) -> String? {
         guard let block = tiffBlock(bytes) else { return nil }
         guard let t = TIFFStructure([UInt8](block)), let e = t.directory(at: t.firstDirectory)?[tag] else { return nil }
         return t.ascii(e)

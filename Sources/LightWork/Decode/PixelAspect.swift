@@ -19,7 +19,7 @@ enum PixelAspect {
     /// Stretches a `width × height` buffer of four UInt16 per pixel (the first three interpolated, the fourth 0)
     /// into a new buffer the caller deallocates. Every output row depends only on its inputs, so any thread count
     /// gives the same bytes.
-    static func stretch(_ src: UnsafePointer<UInt16>, width: Int, height: Int, aspect: Double) -> (pixels: UnsafeMutablePointer<UInt16>, width: Int, height: Int)? {
+    static func stretch(_ src: UnsafePointer<UInt16>, width: Int, height: Int, aspect: Double, engine: EngineConfiguration) -> (pixels: UnsafeMutablePointer<UInt16>, width: Int, height: Int)? {
         guard let (nw, nh) = stretchedSize(width: width, height: height, aspect: aspect) else { return nil }
         let out = UnsafeMutablePointer<UInt16>.allocate(capacity: 4 * nw * nh)
         let source = UncheckedSendable(src), target = UncheckedSendable(out)
@@ -34,13 +34,13 @@ enum PixelAspect {
         }
         if nw != width {
             let columns = taps(nw, step: 1 / aspect, limit: width)
-            Parallel.forEach(nh, workers: max(1, min(Parallel.threads, nh))) { _, y in
+            Parallel.forEach(nh, workers: engine.workers(for: nh)) { _, y in
                 let row = source.value + 4 * width * y, dst = target.value + 4 * nw * y
                 for (x, (a, b, t)) in columns.enumerated() { mix(row + 4 * a, row + 4 * b, t, into: dst + 4 * x) }
             }
         } else {
             let rows = taps(nh, step: aspect, limit: height)
-            Parallel.forEach(nh, workers: max(1, min(Parallel.threads, nh))) { _, y in
+            Parallel.forEach(nh, workers: engine.workers(for: nh)) { _, y in
                 let (a, b, t) = rows[y]
                 let upper = source.value + 4 * width * a, lower = source.value + 4 * width * b, dst = target.value + 4 * nw * y
                 for x in 0..<nw { mix(upper + 4 * x, lower + 4 * x, t, into: dst + 4 * x) }

@@ -12,6 +12,7 @@ public enum RGBDecoder {
             let names = CodecRegistry.codecs.filter { $0.decodes && !($0 is RawCodec) }.map { $0.name.uppercased() }
             throw LightWorkError.unsupportedFormat("neither a \(names.joined(separator: " nor a ")) signature")
         }
-        return try codec.decode(data: data, url: URL(fileURLWithPath: "/dev/null"), options: options)
+        // The RGB decoders run on one thread (libjpeg, libpng); the engine only reaches LibRaw.
+        return try codec.decode(data: data, url: URL(fileURLWithPath: "/dev/null"), options: options, engine: .detected)
     }
 }

@@ -17,20 +17,20 @@ import Foundation
 /// every balanced channel at the level where the least-amplified one saturates), so blown highlights stay neutral
 /// white rather than turning magenta. With `.libraw`, LibRaw converts to linear ProPhoto itself (`output_color = 4`).
 public enum RawDecoder {
-    /// Opens and decodes `url`. Throws a `LightWorkError` naming the reason on any failure.
-    public static func decode(url: URL, options: DecodeOptions) throws -> DecodedImage {
-        try decode(data: try read(url), url: url, options: options)
+    /// Opens and decodes `url` on `engine.threads` threads. Throws a `LightWorkError` naming the reason on any failure.
+    public static func decode(url: URL, options: DecodeOptions, engine: EngineConfiguration = .detected) throws -> DecodedImage {
+        try decode(data: try read(url), url: url, options: options, engine: engine)
     }
 
     /// Decodes bytes already read (and hashed) by the caller; `url` names the file in messages.
-    public static func decode(data: Data, url: URL, options: DecodeOptions) throws -> DecodedImage {
+    public static func decode(data: Data, url: URL, options: DecodeOptions, engine: EngineConfiguration = .detected) throws -> DecodedImage {
         try data.withUnsafeBytes { raw in
             let extents = TIFFImageExtents.read(raw)
             if let extents, extents.compressions.contains(TIFFImageExtents.vc5Compression), !gprSupported { throw gprUnsupported() }
             if let extents, extents.dataEnd > raw.count {
                 throw LightWorkError.truncated(dataEnd: raw.count, needed: extents.dataEnd)
             }
-            let session = try Session(url: url, data: raw, options: options)
+            let session = try Session(url: url, data: raw, options: options, engine: engine)
             return try session.decode()
         }
     }
@@ -87,6 +87,8 @@ public enum RawDecoder {
         let lr: UnsafeMutablePointer<libraw_data_t>
         let url: URL
         let options: DecodeOptions
+        /// The threads of LightWork's demosaic and conversions, and of LibRaw's (OpenMP).
+        let engine: EngineConfiguration
         /// The camera's calibration when LightWork does colour (`.dng` and LibRaw knows a three-colour matrix).
         var colorModel: (model: DNGColorModel, source: DNGColorModel.Source)?
         /// Set by LibRaw's data-error callback (truncated or corrupt data that LibRaw would otherwise zero-fill).
@@ -101,7 +103,7 @@ public enum RawDecoder {
 
         /// Opens `data`, the bytes of `url` (LibRaw reads them in place: they must outlive the session), or reads
         /// `url` itself when `data` is nil.
-        init(url: URL, data: UnsafeRawBufferPointer?, options: DecodeOptions) throws {
+        init(url: URL, data: UnsafeRawBufferPointer?, options: DecodeOptions, engine: EngineConfiguration = .detected) throws {
             var owned: UnsafeMutableRawBufferPointer?
             if data == nil {
                 let file = try RawDecoder.read(url)
@@ -124,6 +126,7 @@ public enum RawDecoder {
             size = bytes.count
             self.url = url
             self.options = options
+            self.engine = engine
             dataError.pointee = 0
             libraw_set_dataerror_handler(lr, { data, _, _ in
                 data?.assumingMemoryBound(to: Int32.self).pointee = 1
@@ -136,7 +139,8 @@ public enum RawDecoder {
             lr.pointee.params.output_bps = 16
             lr.pointee.params.output_color = 4          // ProPhoto (ROMM) primaries, linear (LibRaw's colour)
             lr.pointee.params.user_qual = options.demosaic.libRawQuality
-            if options.libRawThreads > 0 { omp_set_num_threads(Int32(options.libRawThreads)) }
+            // A worker's share of the cores: LibRaw's OpenMP stages (its demosaics) use the same share.
+            omp_set_num_threads(Int32(engine.threads))
 
             // Failures below throw after every property is set, so deinit closes the handle.
             let rc = lw_raw_stream_open(lr, stream)
@@ -271,9 +275,9 @@ public enum RawDecoder {
             let peak: UInt16
             if let mosaic {
                 let toXYZ = Matrix3.diagonal(1 / CIE.d50) * WorkingSpace.rawLinear.primaries.toXYZD50 * (cameraMatrix ?? .identity)
-                var pixels = mosaic.run(cameraToXYZ: toXYZ)
+                var pixels = mosaic.run(cameraToXYZ: toXYZ, engine: engine)
                 if aspect != 1 {
-                    let square = PixelAspect.stretch(pixels, width: mosaic.width, height: mosaic.height, aspect: aspect)
+                    let square = PixelAspect.stretch(pixels, width: mosaic.width, height: mosaic.height, aspect: aspect, engine: engine)
                     pixels.deallocate()
                     guard let square, (square.width, square.height) == (sw, sh) else {
                         square?.pixels.deallocate()
@@ -283,10 +287,10 @@ public enum RawDecoder {
                 }
                 defer { pixels.deallocate() }
                 let rgbx = UnsafeMutableRawPointer(pixels).assumingMemoryBound(to: (UInt16, UInt16, UInt16, UInt16).self)
-                peak = RawDecoder.convert(rgbx, storedWidth: sw, storedHeight: sh, orientation: orientation, matrix: matrix ?? .identity, into: image)
+                peak = RawDecoder.convert(rgbx, storedWidth: sw, storedHeight: sh, orientation: orientation, matrix: matrix ?? .identity, into: image, engine: engine)
             } else {
                 guard let src = lr.pointee.image else { throw LightWorkError.decodeFailed("LibRaw produced no image") }
-                peak = RawDecoder.convert(src, storedWidth: sw, storedHeight: sh, orientation: orientation, matrix: matrix, into: image)
+                peak = RawDecoder.convert(src, storedWidth: sw, storedHeight: sh, orientation: orientation, matrix: matrix, into: image, engine: engine)
             }
             guard peak > 0 else {
                 throw LightWorkError.blankImage("every pixel is black (a DNG without image data, or data LibRaw could not read)")
@@ -376,12 +380,12 @@ public enum RawDecoder {
     /// scaled to 0…1) when given; returns the largest input value seen. Rows are gathered into planes, so the matrix
     /// loop is plain Float arithmetic the compiler vectorises.
     static func convert(_ src: UnsafeMutablePointer<(UInt16, UInt16, UInt16, UInt16)>, storedWidth sw: Int, storedHeight sh: Int,
-                        orientation: Orientation, matrix: Matrix3? = nil, into image: WorkingImage) -> UInt16 {
+                        orientation: Orientation, matrix: Matrix3? = nil, into image: WorkingImage, engine: EngineConfiguration) -> UInt16 {
         let w = image.width, h = image.height
         let base = UncheckedSendable(UnsafeRawPointer(src).assumingMemoryBound(to: UInt16.self))
         let peaks = UncheckedSendable(UnsafeMutablePointer<UInt16>.allocate(capacity: h))
         defer { peaks.value.deallocate() }
-        let workers = max(1, min(Parallel.threads, h))
+        let workers = engine.workers(for: h)
         // Per worker: three planes transformed in place and one alpha plane of ones.
         let scratch = UncheckedSendable(UnsafeMutablePointer<Float>.allocate(capacity: workers * 4 * w))
         defer { scratch.value.deallocate() }

@@ -19,8 +19,12 @@ public struct TIFFWriter: ImageWriter {
     /// Deflate level. On a 24 MP 16-bit photo with realistic noise in the low bits, level 1 took 2.0-2.2 s,
     /// level 3 2.5-3.0 s and level 6 2.8-3.7 s, and level 1 was even the smallest (102 vs 105 MiB).
     public static let deflateLevel: UInt32 = 1
+    /// The threads Deflate strips are compressed on (the bytes are the same for any count).
+    public let engine: EngineConfiguration
 
-    public init() {}
+    public init(engine: EngineConfiguration = .detected) {
+        self.engine = engine
+    }
 
     public func encode(_ pixels: EncodedPixels, settings: EncodeSettings, to output: AtomicFile.Output) throws {
         try pixels.validateForWriting(profile: settings.iccProfile)
@@ -108,7 +112,7 @@ public struct TIFFWriter: ImageWriter {
         let rowBytes = pixels.width * pixels.channels * bytesPerSample
         let stripBytes = rowsPerStrip * rowBytes
         let capacity = lw_deflate_tiff_strip_bound(stripBytes)
-        let workers = max(1, Parallel.threads)
+        let workers = engine.threads
         let window = 2 * workers
         let scratch = UncheckedSendable(UnsafeMutableRawPointer.allocate(byteCount: workers * stripBytes, alignment: 64))
         let packed = UncheckedSendable(UnsafeMutableRawPointer.allocate(byteCount: window * capacity, alignment: 64))

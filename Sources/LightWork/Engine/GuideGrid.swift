@@ -10,8 +10,11 @@ final class GuideGrid: @unchecked Sendable {
     let height: Int
     /// `width × height` planes (R, G, B, A).
     let r, g, b, a: UnsafeMutablePointer<Float>
+    /// The threads the grid is built and swept on.
+    let engine: EngineConfiguration
 
-    init(_ image: WorkingImage) {
+    init(_ image: WorkingImage, engine: EngineConfiguration) {
+        self.engine = engine
         let w = image.width, h = image.height
         let f = GuidePlane.factor(width: w, height: h)
         width = (w + f - 1) / f
@@ -21,7 +24,7 @@ final class GuideGrid: @unchecked Sendable {
         all.initialize(repeating: 0, count: 4 * n)
         r = all; g = all + n; b = all + 2 * n; a = all + 3 * n
         let planes = UncheckedSendable((r, g, b, a))
-        Parallel.forEach(height) { gy in
+        Parallel.forEach(height, on: engine) { gy in
             let rows = min(f, h - gy * f)
             // RGBA sums per cell, added image row by image row in order.
             var sums = [Float](repeating: 0, count: 4 * gw)
@@ -43,7 +46,7 @@ final class GuideGrid: @unchecked Sendable {
     /// (a `width × height` plane) when one is given. The chain's filters never depend on the band split.
     func forEachBand(guide: UnsafePointer<Float>? = nil, _ body: (PixelBand) -> Void) {
         let rowsPerBand = Renderer.bandRows(width: width)
-        Parallel.forEach((height + rowsPerBand - 1) / rowsPerBand) { i in
+        Parallel.forEach((height + rowsPerBand - 1) / rowsPerBand, on: engine) { i in
             let y0 = i * rowsPerBand, o = y0 * width
             body(PixelBand(r: r + o, g: g + o, b: b + o, a: a + o, guide: guide.map { $0 + o },
                            y0: y0, rows: min(rowsPerBand, height - y0), width: width))

@@ -29,7 +29,7 @@ struct GuidePlane: Sendable {
 
     /// The plane from per-cell mean luminances (`gridWidth × gridHeight`, row-major), blurred with a
     /// Gaussian-like radius of `radiusFraction × long edge`.
-    init(cellMeans: [Float], imageWidth w: Int, imageHeight h: Int, radiusFraction: Double) {
+    init(cellMeans: [Float], imageWidth w: Int, imageHeight h: Int, radiusFraction: Double, engine: EngineConfiguration) {
         let f = GuidePlane.factor(width: w, height: h)
         let gw = (w + f - 1) / f
         factor = f
@@ -38,7 +38,7 @@ struct GuidePlane: Sendable {
         imageWidth = w
         precondition(cellMeans.count == gw * gridHeight)
         let radius = radiusFraction * Double(max(w, h)) / Double(f)
-        grid = GuidePlane.gaussianApproximation(cellMeans, width: gw, height: gridHeight, radius: radius)
+        grid = GuidePlane.gaussianApproximation(cellMeans, width: gw, height: gridHeight, radius: radius, engine: engine)
         let columns = (0..<w).map { GuidePlane.samplePosition($0, factor: f, cells: gw) }
         left = columns.map(\.cell)
         right = columns.map { min($0.cell + 1, gw - 1) }
@@ -55,26 +55,26 @@ struct GuidePlane: Sendable {
     }
 
     /// Three box blurs per axis approximate a Gaussian of standard deviation `radius`.
-    static func gaussianApproximation(_ input: [Float], width: Int, height: Int, radius: Double) -> [Float] {
+    static func gaussianApproximation(_ input: [Float], width: Int, height: Int, radius: Double, engine: EngineConfiguration) -> [Float] {
         guard radius >= 0.5 else { return input }
         // Box half-width whose three-fold repetition has the requested standard deviation.
         let r = max(1, Int((sqrt(4 * radius * radius + 1) - 1) / 2 + 0.5))
         var a = input, b = input
         for _ in 0..<3 {
-            boxBlurRows(a, into: &b, width: width, height: height, r: r)
+            boxBlurRows(a, into: &b, width: width, height: height, r: r, engine: engine)
             boxBlurColumns(b, into: &a, width: width, height: height, r: r)
         }
         return a
     }
 
     /// Box blur along rows with edge clamping (rows in parallel).
-    private static func boxBlurRows(_ src: [Float], into dst: inout [Float], width: Int, height: Int, r: Int) {
+    private static func boxBlurRows(_ src: [Float], into dst: inout [Float], width: Int, height: Int, r: Int, engine: EngineConfiguration) {
         let norm = 1 / Float(2 * r + 1)
         dst.withUnsafeMutableBufferPointer { d in
             let out = UncheckedSendable(d.baseAddress!)
             src.withUnsafeBufferPointer { s in
                 let input = UncheckedSendable(s.baseAddress!)
-                Parallel.forEach(height) { y in
+                Parallel.forEach(height, on: engine) { y in
                     let src = input.value + y * width, dst = out.value + y * width
                     var acc: Float = 0
                     for k in -r...r { acc += src[min(max(k, 0), width - 1)] }

@@ -1,15 +1,13 @@
 import Dispatch
 import Foundation
 
-/// How the engine spreads work: bands of rows over a fixed number of threads. The partition never
-/// changes a pixel's value (every kernel is per pixel), so output is identical for any thread count.
+/// How the engine spreads work: bands of rows over a number of threads the caller gives (an
+/// `EngineConfiguration`'s). The partition never changes a pixel's value (every kernel is per pixel), so
+/// output is identical for any thread count.
 public enum Parallel {
-    /// Threads the engine uses for one image (`--threads`; default: all cores). Set once at start.
-    nonisolated(unsafe) public static var threads: Int = ProcessInfo.processInfo.activeProcessorCount
-
-    /// Runs `body(band)` for `count` bands on up to `threads` threads.
-    public static func forEach(_ count: Int, _ body: (Int) -> Void) {
-        forEach(count, workers: threads) { _, i in body(i) }
+    /// Runs `body(band)` for `count` bands on up to `engine.threads` threads.
+    public static func forEach(_ count: Int, on engine: EngineConfiguration, _ body: (Int) -> Void) {
+        forEach(count, workers: engine.threads) { _, i in body(i) }
     }
 
     /// Runs `body(worker, band)` for `count` bands on up to `workers` threads; `worker` (0..<workers)

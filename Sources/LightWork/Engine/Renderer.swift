@@ -10,9 +10,12 @@ import Foundation
 public struct Renderer: Sendable {
     /// The active (non-neutral) filters, in chain order.
     public let filters: [any Filter]
+    /// The threads every sweep runs on (the bytes are the same for any count).
+    public let engine: EngineConfiguration
 
-    public init(chain: [any Filter]) {
+    public init(chain: [any Filter], engine: EngineConfiguration = .detected) {
         filters = chain.filter { !$0.isNeutral }
+        self.engine = engine
     }
 
     /// Rows per band: about 8k pixels (a single row of a 24 MP frame), so the band's planes stay in the L2
@@ -80,7 +83,7 @@ public struct Renderer: Sendable {
         guard let last = filters.lastIndex(where: { $0.guideRadius != nil }) else {
             return Array(repeating: nil, count: filters.count)
         }
-        let grid = GuideGrid(image)
+        let grid = GuideGrid(image, engine: engine)
         let gridContext = RenderContext(width: grid.width, height: grid.height, seed: context.seed)
         let conversions = self.conversions(from: image.space, storage: image.space)
         var planes: [GuidePlane?] = []
@@ -96,7 +99,7 @@ public struct Renderer: Sendable {
                 continue
             }
             grid.forEachBand { conversion.apply(r: $0.r, g: $0.g, b: $0.b, count: $0.count) }
-            let plane = GuidePlane(cellMeans: grid.luma(), imageWidth: image.width, imageHeight: image.height, radiusFraction: radius)
+            let plane = GuidePlane(cellMeans: grid.luma(), imageWidth: image.width, imageHeight: image.height, radiusFraction: radius, engine: engine)
             planes.append(plane)
             if k < last {
                 plane.grid.withUnsafeBufferPointer { p in grid.forEachBand(guide: p.baseAddress!) { f.apply($0, gridContext) } }
@@ -113,7 +116,7 @@ public struct Renderer: Sendable {
         let original = image.space
         let w = image.width, h = image.height
         let rowsPerBand = Renderer.bandRows(width: w)
-        let scratch = (0..<Parallel.threads).map { _ in BandScratch(capacity: rowsPerBand * w) }
+        let scratch = (0..<engine.threads).map { _ in BandScratch(capacity: rowsPerBand * w) }
         // When the first filter needs the stored values decoded, the load decodes them: one table lookup a
         // value (the same bits as the curve) instead of evaluating the curve on each.
         var loadTable: UnsafePointer<Float>?

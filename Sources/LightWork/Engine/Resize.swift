@@ -12,13 +12,13 @@ import Foundation
 ///   They are kept (half floats hold them) and clamped once, at the output stage, like any other
 ///   out-of-gamut value, so that later linear filters see the unclamped signal.
 /// - Deterministic: every output sample sums its taps in a fixed order; bands of output rows are spread
-///   over `Parallel.threads`, which never changes a value.
+///   over `engine.threads`, which never changes a value.
 ///
 /// The work streams in bands of output rows: each band converts just the source rows it needs to planar
 /// Float32, filters vertically (vectorised along rows), then horizontally, so memory stays per-thread.
 public enum Resize {
     /// `image` resampled to `width` × `height`, in the same space; `image` itself when the size is unchanged.
-    public static func apply(_ image: WorkingImage, width outW: Int, height outH: Int) -> WorkingImage {
+    public static func apply(_ image: WorkingImage, width outW: Int, height outH: Int, engine: EngineConfiguration = .detected) -> WorkingImage {
         precondition(outW > 0 && outH > 0, "resize target must be positive")
         if outW == image.width && outH == image.height { return image }
         let inW = image.width, inH = image.height
@@ -31,7 +31,7 @@ public enum Resize {
         let output = WorkingImage(width: outW, height: outH, space: image.space, hasAlpha: alpha)
 
         // Bands of output rows sized so each reads ~256 source rows, with enough bands to keep threads busy.
-        let threads = Parallel.threads
+        let threads = engine.threads
         var rowsPerBand = max(1, Int(256.0 * Double(outH) / Double(inH)))
         rowsPerBand = max(1, min(rowsPerBand, (outH + 4 * threads - 1) / (4 * threads)))
         let bandCount = (outH + rowsPerBand - 1) / rowsPerBand

@@ -8,9 +8,6 @@ public struct SHA256: Sendable {
         (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
     private var buffer = [UInt8]()
     private var length: UInt64 = 0
-    /// Whole blocks go through the CPU's SHA instructions when it has them (tests turn this off to check
-    /// the portable path against them).
-    nonisolated(unsafe) static var useHardware = lw_sha256_hardware() == 1
 
     public init() {}
 
@@ -38,13 +35,10 @@ public struct SHA256: Sendable {
         if i < bytes.count { buffer.append(contentsOf: bytes[i...]) }
     }
 
-    /// Whole 64-byte blocks, through SHA-NI when the CPU has it.
+    /// Whole 64-byte blocks, through SHA-NI when the CPU has it (cpu.c decides, as for every kernel).
     private mutating func compress(_ p: UnsafeRawPointer, blocks: Int) {
-        let hardware = SHA256.useHardware
         withUnsafeMutableBytes(of: &h) { state in
-            let words = state.baseAddress!.assumingMemoryBound(to: UInt32.self)
-            let data = p.assumingMemoryBound(to: UInt8.self)
-            if hardware { lw_sha256_blocks(words, data, blocks) } else { lw_sha256_blocks_portable(words, data, blocks) }
+            lw_sha256_blocks(state.baseAddress!.assumingMemoryBound(to: UInt32.self), p.assumingMemoryBound(to: UInt8.self), blocks)
         }
     }
 

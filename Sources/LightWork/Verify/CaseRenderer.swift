@@ -66,12 +66,12 @@ public struct CaseRenderer: Sendable {
     /// Renders `c` with `spec` (from `spec(for:outputDirectory:)`) into its output folder as `<name>.<ext>` and
     /// returns the file. Throws `RenderFailure` with the converter's reason when the input cannot be decoded or
     /// written, `missingInput` when it is not there, the converter's error when the film or LUT cannot be loaded.
-    public func render(_ c: VerifyCase, spec: ConvertSpec) throws -> URL {
+    public func render(_ c: VerifyCase, spec: ConvertSpec, engine: EngineConfiguration = .detected) throws -> URL {
         let directory = spec.output.directory
         let input = resolve(c.input)
         guard FileManager.default.fileExists(atPath: input.path) else { throw LightWorkError.missingInput(input.path) }
         let relative = "\(c.name).\(spec.export.format.fileExtension)"
-        let entry = try FileConverter(spec: spec).convert(InputItem(url: input, displayPath: c.input, relativePath: relative), to: relative)
+        let entry = try FileConverter(spec: spec, engine: engine).convert(InputItem(url: input, displayPath: c.input, relativePath: relative), to: relative)
         guard entry.status == .converted else { throw RenderFailure(description: entry.reason ?? "conversion failed") }
         return directory.appendingPathComponent(relative)
     }

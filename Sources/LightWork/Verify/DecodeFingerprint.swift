@@ -29,10 +29,10 @@ public struct DecodeFingerprint: Sendable, Codable, Equatable {
                               "dngVersion", "decoder", "demosaic", "colorModel", "cameraToWorking", "baselineExposure", "whitePoint"]
 
     /// Decodes `url` with the default decode options and records what came out; `name` is what `file` says.
-    public static func measure(_ url: URL, name: String, optional: Bool? = nil) throws -> DecodeFingerprint {
+    public static func measure(_ url: URL, name: String, optional: Bool? = nil, engine: EngineConfiguration = .detected) throws -> DecodeFingerprint {
         let data = try FileConverter.readInput(url)
         return try data.withUnsafeBytes { bytes in
-            let session = try RawDecoder.Session(url: url, data: bytes, options: DecodeOptions())
+            let session = try RawDecoder.Session(url: url, data: bytes, options: DecodeOptions(), engine: engine)
             let decoded = try session.decode()
             var details = session.details()
             for (k, v) in decoded.details { details[k] = v }

@@ -183,7 +183,7 @@ public enum LibRawCrossCheck {
 
     /// Decodes `url` both ways and compares. Throws only when `dcraw_emu` is missing or cannot be run; a file
     /// one side refuses is `disagreed` (with the refusal), one both refuse `notCompared` (with both reasons).
-    public static func check(_ url: URL, settings: Settings = Settings(), dcrawEmu: URL? = nil) throws -> Result {
+    public static func check(_ url: URL, settings: Settings = Settings(), dcrawEmu: URL? = nil, engine: EngineConfiguration = .detected) throws -> Result {
         let tool = try dcrawEmu ?? findDcrawEmu()
         let arguments = dcrawEmuArguments(for: settings.decode)
         var reference: ImageFile?
@@ -197,7 +197,7 @@ public enum LibRawCrossCheck {
         var baseline = 0.0
         var lightWorkRefusal = ""
         do {
-            decoded = try RawDecoder.decode(url: url, options: settings.decode)
+            decoded = try RawDecoder.decode(url: url, options: settings.decode, engine: engine)
             baseline = try RawDecoder.baselineExposure(url: url, options: settings.decode)
         } catch {
             lightWorkRefusal = "\(error)"

@@ -24,7 +24,7 @@ public struct PixelComparison: Sendable {
     }
 
     /// Compares `candidate` with `golden`; `threshold` is the level the statistics count pixels above.
-    public init(golden: ImageFile, candidate: ImageFile, threshold: Double) throws {
+    public init(golden: ImageFile, candidate: ImageFile, threshold: Double, engine: EngineConfiguration = .detected) throws {
         guard golden.width == candidate.width, golden.height == candidate.height else {
             throw Mismatch(description: "size differs: golden \(golden.width)×\(golden.height), candidate \(candidate.width)×\(candidate.height)")
         }
@@ -43,7 +43,7 @@ public struct PixelComparison: Sendable {
         if goldenLab.profileDescription != candidateLab.profileDescription {
             notes.append("profiles differ: golden \"\(goldenLab.profileDescription)\", candidate \"\(candidateLab.profileDescription)\"")
         }
-        let a = goldenLab.labPixels(golden), b = candidateLab.labPixels(candidate)
+        let a = goldenLab.labPixels(golden, engine: engine), b = candidateLab.labPixels(candidate, engine: engine)
         let (w, h) = (golden.width, golden.height)
         let count = w * h
         var values = [Double](repeating: 0, count: count)
@@ -52,7 +52,7 @@ public struct PixelComparison: Sendable {
             a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in
                 let lab = UncheckedSendable((a.baseAddress!, b.baseAddress!))
                 let rows = 64
-                Parallel.forEach((h + rows - 1) / rows) { band in
+                Parallel.forEach((h + rows - 1) / rows, on: engine) { band in
                     for i in (band * rows * w)..<min(count, (band + 1) * rows * w) {
                         let p = lab.value.0 + 3 * i, q = lab.value.1 + 3 * i
                         out.value[i] = CIE.deltaE2000(SIMD3(p[0], p[1], p[2]), SIMD3(q[0], q[1], q[2]))

@@ -76,7 +76,7 @@ public final class ProfileLab: @unchecked Sendable {
     }
 
     /// Lab of every pixel of `file` (which must have the layout this reader was built for), interleaved L, a, b.
-    public func labPixels(_ file: ImageFile) -> [Double] {
+    public func labPixels(_ file: ImageFile, engine: EngineConfiguration = .detected) -> [Double] {
         precondition(file.width == width && file.height == height && file.channels == channels && file.bitDepth == bitDepth)
         let count = width * height
         var out = [Double](repeating: 0, count: 3 * count)
@@ -86,7 +86,7 @@ public final class ProfileLab: @unchecked Sendable {
             file.samples.withUnsafeBufferPointer { samples in
                 let io = UncheckedSendable((samples.baseAddress!, dst.baseAddress!))
                 // One row per call; rows are independent, so the result is the same for any thread count.
-                Parallel.forEach(height) { y in
+                Parallel.forEach(height, on: engine) { y in
                     var row = [UInt16](repeating: 0, count: w * c)
                     for i in 0..<(w * c) {
                         let v = io.value.0[y * w * c + i]

@@ -8,6 +8,8 @@ public struct VerifyOptions: Sendable {
     public var caseNames: [String] = []
     /// Cases rendered at once (`--jobs`); results never depend on it.
     public var jobs = 1
+    /// The threads each case is rendered and compared on (`--threads`; the CLI gives cores / jobs).
+    public var engine = EngineConfiguration.detected
     /// Keep the renders here (`-o DIR/candidates`); nil renders into a temporary folder removed afterwards.
     public var candidateDirectory: URL?
     /// Make thumbnails for the HTML report.
@@ -130,7 +132,7 @@ public enum VerifyRunner {
             if let golden = c.golden, !GoldenStore.extensionMatches(golden: golden, format: format) {
                 return setupError("golden \(golden) does not fit the \(format.rawValue) output: name it .\(format.fileExtension)")
             }
-            candidateURL = try renderer.render(c, spec: spec)
+            candidateURL = try renderer.render(c, spec: spec, engine: options.engine)
         } catch let failure as CaseRenderer.RenderFailure {
             r.status = .failed
             r.failures.append("render failed: \(failure.description)")
@@ -154,7 +156,7 @@ public enum VerifyRunner {
                 do {
                     let golden = try ImageFileReader.read(goldenURL)
                     thumbs?.golden = try? Thumbnail.png(golden)
-                    let cmp = try PixelComparison(golden: golden, candidate: candidate, threshold: thresholds.resolved.max!)
+                    let cmp = try PixelComparison(golden: golden, candidate: candidate, threshold: thresholds.resolved.max!, engine: options.engine)
                     comparison = cmp
                     r.pixels = VerifyReport.PixelSummary(
                         width: cmp.width, height: cmp.height, statistics: cmp.statistics, identicalSamples: cmp.identicalSamples,

@@ -1,12 +1,13 @@
 import Foundation
+import LightWork
 
-/// The body of each fuzz target (Sources/LightWorkFuzz, `make fuzz`), kept in the library so that the tests
-/// replay the seed corpus and every crash the fuzzer found through exactly the same code
-/// (FuzzRegressionTests). Errors thrown are the expected outcome for most inputs and are ignored; what
+/// The body of each fuzz target (Sources/LightWorkFuzz, `make fuzz`), in a target of their own that the fuzzer and
+/// the tests link and the shipped `lightwork` does not, so that the tests replay the seed corpus and every crash
+/// the fuzzer found through exactly the same code (FuzzRegressionTests). Errors thrown are the expected outcome for most inputs and are ignored; what
 /// counts is that nothing traps (a Swift runtime error), overflows a buffer (AddressSanitizer) or hangs.
-enum FuzzBodies {
+package enum FuzzBodies {
     /// A scratch folder for targets whose API reads a file (in /dev/shm when present: no disk traffic).
-    static let scratch: URL = {
+    package static let scratch: URL = {
         let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
         let dir = URL(fileURLWithPath: base).appendingPathComponent("lightwork-fuzz-\(getpid())")
         try? FileManager.default.createDirectory(at: dir.appendingPathComponent("luts"), withIntermediateDirectories: true)

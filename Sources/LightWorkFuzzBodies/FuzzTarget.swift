@@ -1,16 +1,17 @@
 import Foundation
+import LightWork
 
 /// One parser under test: bytes in, anything but a crash, trap, leak or hang out. Every target drives the
 /// entry points LightWork uses on files from outside, then the code that consumes what they parsed (a parsed
 /// manifest is also merged and resumed from; a recipe is also resolved), because that is where a hostile
 /// value would bite. See docs/fuzzing.md.
-enum FuzzTarget: String, CaseIterable, Sendable {
+package enum FuzzTarget: String, CaseIterable, Sendable {
     case cube, lutImage = "lut-image", lutFile = "lut-file", catalog, recipe, manifest, entitlements, exif, icc, jpeg, png
     case workerReply = "worker-reply"
     case fileCompleteness = "file-completeness"
 
     /// Runs the target's body on one input.
-    func run(_ data: Data) {
+    package func run(_ data: Data) {
         switch self {
         case .cube: FuzzBodies.cube(data)
         case .lutImage: FuzzBodies.lutImage(data)
