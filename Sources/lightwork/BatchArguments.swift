@@ -93,8 +93,9 @@ enum BatchArguments {
             environment["GLIBC_TUNABLES"] = "glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967295"
         }
         // The worker applies exactly the threads and memory limit this process decided (its start message).
-        return .workers(WorkerLaunch(executable: executablePath(), environment: environment,
-                                     threads: p.value("threads").flatMap { Int($0) } ?? share, memoryLimit: memoryLimit))
+        var launch = WorkerLaunch(executable: executablePath(), environment: environment)
+        launch.limits = WorkerLimits(threads: p.value("threads").flatMap { Int($0) } ?? share, memoryLimit: memoryLimit)
+        return .workers(launch)
     }
 
     /// This program's own file, for starting workers.

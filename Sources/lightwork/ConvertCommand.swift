@@ -71,7 +71,6 @@ enum ConvertCommand {
 
     static func run(_ args: [String]) -> Int32 {
         let parsed: ParsedArguments
-        let spec: ConvertSpec
         let converter: FileConverter
         let manifestURL: URL
         let rules: PlanRules
@@ -81,7 +80,7 @@ enum ConvertCommand {
             if parsed.has("help") { print(help); return 0 }
             guard let out = parsed.value("output") else { throw LightWorkError.usage("convert needs an output folder: -o OUTDIR") }
             guard !parsed.positionals.isEmpty else { throw LightWorkError.usage("convert needs at least one INPUT file or folder") }
-            spec = try makeSpec(parsed, outputDirectory: URL(fileURLWithPath: out))
+            let spec = try makeSpec(parsed, outputDirectory: URL(fileURLWithPath: out))
             rules = try ExportArguments.rules(parsed, spec: spec)
             batch = try BatchArguments.configuration(parsed)
             manifestURL = parsed.value("manifest").map { URL(fileURLWithPath: $0) }
@@ -92,13 +91,14 @@ enum ConvertCommand {
             FileHandle.standardError.write(Data("lightwork convert: \(error)\nRun 'lightwork convert --help' for usage.\n".utf8))
             return 2
         }
+        let output = converter.outputDirectory
         let console = Console(mode: parsed.has("quiet") ? .quiet : parsed.has("verbose") ? .verbose : .normal, json: parsed.has("json"))
         // Outputs an earlier run recorded here are this export's own (see CollisionPolicy): this run's manifest,
         // those of other shard splits or a whole run in the same folder, and the outputs an interrupted run
         // announced before writing them.
-        let previous = ManifestStore.previousRuns(first: manifestURL, in: spec.output.directory)
-        let plan = BatchPlanner.plan(paths: parsed.positionals, rules: rules, outputDirectory: spec.output.directory, previous: previous,
-                                     intents: OutputIntents.all(first: manifestURL, in: spec.output.directory))
+        let previous = ManifestStore.previousRuns(first: manifestURL, in: output)
+        let plan = BatchPlanner.plan(paths: parsed.positionals, rules: rules, outputDirectory: output, previous: previous,
+                                     intents: OutputIntents.all(first: manifestURL, in: output))
         if plan.jobs.isEmpty {
             console.error(plan.excluded > 0 ? "none of the \(plan.excluded) image(s) found matches --include/--exclude"
                                             : "no images found in \(parsed.positionals.joined(separator: ", "))")
@@ -113,8 +113,8 @@ enum ConvertCommand {
         let manifest = runner.run(plan.jobs, onEvent: { event in
             switch event {
             case .started(let total):
-                console.event(["event": "started", "total": total, "excluded": plan.excluded, "output": spec.output.directory.path])
-                console.verbose("converting \(total) file(s) into \(spec.output.directory.path)"
+                console.event(["event": "started", "total": total, "excluded": plan.excluded, "output": output.path])
+                console.verbose("converting \(total) file(s) into \(output.path)"
                                 + (plan.excluded > 0 ? " (\(plan.excluded) excluded by --include/--exclude)" : ""))
             case let .converting(_, _, item):
                 console.progress(meter.line(current: item.relativePath), force: true)
@@ -136,7 +136,7 @@ enum ConvertCommand {
         console.event(["event": "finished", "total": s.total, "converted": s.converted, "skipped": s.skipped, "failed": s.failed,
                        "seconds": (elapsed * 1000).rounded() / 1000, "megapixels": (meter.megapixels * 10).rounded() / 10,
                        "manifest": manifestURL.path])
-        console.result("\(s.converted) converted, \(s.skipped) skipped, \(s.failed) failed -> \(spec.output.directory.path)"
+        console.result("\(s.converted) converted, \(s.skipped) skipped, \(s.failed) failed -> \(output.path)"
                        + (s.skipped > 0 && console.mode != .verbose ? " (why: the manifest, or --verbose)" : ""))
         if !manifestFailed { console.result("manifest: \(manifestURL.path)") }
         if let signal = runner.interruptSignal { return 128 + signal }

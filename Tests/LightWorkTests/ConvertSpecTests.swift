@@ -29,12 +29,12 @@ final class ConvertSpecTests: XCTestCase {
     func testSpecRoundTripsThroughJSON() throws {
         let (_, cube, _, spec) = try lutBatch(output: "out")
         XCTAssertEqual(spec.look.lookup?.sha256, try SHA256.hex(fileAt: cube))
-        let line = try WorkerLine.encode(WorkerStart(spec: spec, threads: 3, memoryLimit: 1 << 31))
+        let line = try WorkerLine.encode(WorkerStart(spec: spec, limits: WorkerLimits(threads: 3, memoryLimit: 1 << 31)))
         XCTAssertEqual(line.filter { $0 == 0x0A }.count, 1, "one line, newline-terminated")
         let back = try WorkerLine.decode(WorkerStart.self, from: line.dropLast())
         XCTAssertEqual(back.spec, spec)
-        XCTAssertEqual(back.threads, 3)
-        XCTAssertEqual(back.memoryLimit, 1 << 31)
+        XCTAssertEqual(back.limits.threads, 3)
+        XCTAssertEqual(back.limits.memoryLimit, 1 << 31)
         XCTAssertEqual(back.spec.settings, spec.settings)
         for resize in [ResizeSpec.Mode.shortEdge(64), .scale(0.5)] {
             var other = spec
@@ -86,8 +86,9 @@ final class ConvertSpecTests: XCTestCase {
     private func run(_ items: [InputItem], converter: FileConverter, workers: Bool) -> Manifest {
         var config = BatchConfiguration()
         if workers {
-            config.isolation = .workers(WorkerLaunch(executable: CLIRunner.binary.path, environment: ["OMP_NUM_THREADS": "1", "SWIFT_BACKTRACE": "enable=no"],
-                                                     threads: 1, memoryLimit: 4 << 30))
+            var launch = WorkerLaunch(executable: CLIRunner.binary.path, environment: ["OMP_NUM_THREADS": "1", "SWIFT_BACKTRACE": "enable=no"])
+            launch.limits = WorkerLimits(threads: 1, memoryLimit: 4 << 30)
+            config.isolation = .workers(launch)
             config.jobs = 2
         }
         let runner = BatchRunner(converter: converter, manifestURL: converter.outputDirectory.appendingPathComponent("manifest.json"), configuration: config)

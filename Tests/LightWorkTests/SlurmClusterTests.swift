@@ -19,6 +19,16 @@ final class SlurmClusterTests: XCTestCase {
 
     /// Runs `arguments` (looked up on PATH) with `environment` added; output goes through a file, so daemons a
     /// script starts cannot hold a pipe open.
+    /// Submits the folder as a shard array and its merge job (contrib/slurm/submit.sh); their job ids, nil when
+    /// the submission failed (recorded as a test failure).
+    private func submitArray(_ submit: String, input: URL, out: URL, env: [String: String], logs: URL) throws -> (String, String)? {
+        let submitted = try run([submit, String(Self.shards), input.path, out.path], environment: env, in: logs, logs: logs)
+        let ids = submitted.output.split(whereSeparator: \.isWhitespace).map(String.init)
+        XCTAssertEqual(submitted.status, 0, submitted.output)
+        guard submitted.status == 0, ids.count >= 2 else { return nil }
+        return (ids[ids.count - 2], ids[ids.count - 1])
+    }
+
     private func run(_ arguments: [String], environment: [String: String] = [:], in folder: URL? = nil, logs: URL) throws -> Run {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -166,11 +176,7 @@ final class SlurmClusterTests: XCTestCase {
 
         // 1. The whole folder as a 4-task array and the merge job.
         let out = dir.appendingPathComponent("out")
-        let submitted = try run([submit, String(Self.shards), input.path, out.path], environment: env, in: logs, logs: logs)
-        let ids = submitted.output.split(whereSeparator: \.isWhitespace).map(String.init)
-        XCTAssertEqual(submitted.status, 0, submitted.output)
-        guard submitted.status == 0, ids.count >= 2 else { return }
-        let (array, merge) = (ids[ids.count - 2], ids[ids.count - 1])
+        guard let (array, merge) = try submitArray(submit, input: input, out: out, env: env, logs: logs) else { return }
         let merged = try waitForEnd(merge, env, seconds: 90, logs: logs, cluster: cluster)
         XCTAssertEqual(merged["JobState"], "COMPLETED", logText(logs))
         XCTAssertEqual(merged["ExitCode"], "0:0", logText(logs))
@@ -198,11 +204,7 @@ final class SlurmClusterTests: XCTestCase {
         let gate = try InputGate(input.appendingPathComponent(held))
         defer { gate.release() }
         let out2 = dir.appendingPathComponent("out2")
-        let again = try run([submit, String(Self.shards), input.path, out2.path], environment: env, in: logs, logs: logs)
-        let ids2 = again.output.split(whereSeparator: \.isWhitespace).map(String.init)
-        XCTAssertEqual(again.status, 0, again.output)
-        guard again.status == 0, ids2.count >= 2 else { return }
-        let (array2, merge2) = (ids2[ids2.count - 2], ids2[ids2.count - 1])
+        guard let (array2, merge2) = try submitArray(submit, input: input, out: out2, env: env, logs: logs) else { return }
         let task = "\(array2)_\(victim)"
         // The victim task's processes (its batch parent and workers) carry these in their environment.
         let victimMarks = ["LIGHTWORK_TEST_CLUSTER=\(cluster.path)", "SLURM_ARRAY_JOB_ID=\(array2)", "SLURM_ARRAY_TASK_ID=\(victim)"]

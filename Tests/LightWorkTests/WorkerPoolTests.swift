@@ -6,9 +6,9 @@ import XCTest
 final class WorkerPoolTests: XCTestCase {
     private static func run(_ items: [InputItem], out: URL, force: Bool) -> (BatchRunner, Manifest) {
         var config = BatchConfiguration()
-        config.isolation = .workers(WorkerLaunch(executable: CLIRunner.binary.path,
-                                                 environment: ["OMP_NUM_THREADS": "1", "SWIFT_BACKTRACE": "enable=no"],
-                                                 threads: 1))
+        var launch = WorkerLaunch(executable: CLIRunner.binary.path, environment: ["OMP_NUM_THREADS": "1", "SWIFT_BACKTRACE": "enable=no"])
+        launch.limits.threads = 1
+        config.isolation = .workers(launch)
         config.jobs = 1
         config.recycleAfter = 3
         config.force = force

@@ -41,13 +41,13 @@ public enum WorkerLoop {
     /// makes the converter. A spec that cannot be converted to (its LUT changed since the parent checked it)
     /// fails every job with that reason rather than ending the worker, which the parent would call a crash.
     static func prepare(_ start: WorkerStart) -> Result<FileConverter, LightWorkError> {
-        if let bytes = start.memoryLimit, !limitAddressSpace(bytes: bytes) {
+        if let bytes = start.limits.memoryLimit, !limitAddressSpace(bytes: bytes) {
             FileHandle.standardError.write(Data("lightwork worker: cannot set the memory limit (\(String(cString: strerror(errno))))\n".utf8))
         }
         // The parent gives each worker its share of the cores: the demosaic (OpenMP) uses the same share.
-        let engine = start.threads.map { EngineConfiguration(threads: $0) } ?? .detected
+        let engine = start.limits.threads.map { EngineConfiguration(threads: $0) } ?? .detected
         do {
-            return .success(try FileConverter(spec: start.spec, engine: engine, memoryLimit: start.memoryLimit))
+            return .success(try FileConverter(spec: start.spec, engine: engine, memoryLimit: start.limits.memoryLimit))
         } catch let error as LightWorkError {
             return .failure(error)
         } catch {

@@ -8,24 +8,17 @@ public struct WorkerLaunch: Sendable {
     public var executable: String
     public var arguments: [String]
     public var environment: [String: String]
-    /// Engine threads per file in each worker; nil for the worker's default.
-    public var threads: Int?
-    /// Address space each worker may take (RLIMIT_AS), in bytes; nil for none.
-    public var memoryLimit: Int?
+    /// Each worker's threads and memory (sent in its start message).
+    public var limits = WorkerLimits()
 
-    public init(executable: String, arguments: [String] = ["worker"], environment: [String: String] = [:],
-                threads: Int? = nil, memoryLimit: Int? = nil) {
+    public init(executable: String, arguments: [String] = ["worker"], environment: [String: String] = [:]) {
         self.executable = executable
         self.arguments = arguments
         self.environment = environment
-        self.threads = threads
-        self.memoryLimit = memoryLimit
     }
 
     /// The first message a worker converting to `spec` is sent.
-    public func start(_ spec: ConvertSpec) -> WorkerStart {
-        WorkerStart(spec: spec, threads: threads, memoryLimit: memoryLimit)
-    }
+    public func start(_ spec: ConvertSpec) -> WorkerStart { WorkerStart(spec: spec, limits: limits) }
 
     /// The environment variable through which a worker learns its parent's pid (for the parent-death signal).
     public static let parentVariable = "LIGHTWORK_WORKER_PARENT"

@@ -4,16 +4,7 @@ import Foundation
 /// (the spec) and the limits of this process. `WorkerJob` lines follow.
 public struct WorkerStart: Codable, Sendable, Equatable {
     public var spec: ConvertSpec
-    /// Engine threads (and LibRaw's OpenMP threads) per file; nil leaves the worker's default (every core).
-    public var threads: Int?
-    /// Address space the worker may take (RLIMIT_AS), applied before anything is loaded; nil for none.
-    public var memoryLimit: Int?
-
-    public init(spec: ConvertSpec, threads: Int?, memoryLimit: Int?) {
-        self.spec = spec
-        self.threads = threads
-        self.memoryLimit = memoryLimit
-    }
+    public var limits: WorkerLimits
 }
 
 /// One line from the batch parent to a `lightwork worker` process: convert this input, or report it as
@@ -72,5 +63,19 @@ public enum WorkerLine {
 
     public static func decode<T: Decodable>(_ type: T.Type, from line: Data) throws -> T {
         try JSONDecoder().decode(type, from: line)
+    }
+}
+
+/// What one worker process may use, decided by the parent (its share of the cores, its memory) and applied by
+/// the worker before it loads anything. None of it changes output bytes.
+public struct WorkerLimits: Codable, Sendable, Equatable {
+    /// Engine threads (and LibRaw's OpenMP threads) per file; nil leaves the worker's default (every core).
+    public var threads: Int?
+    /// Address space the worker may take (RLIMIT_AS), in bytes; nil for none.
+    public var memoryLimit: Int?
+
+    public init(threads: Int? = nil, memoryLimit: Int? = nil) {
+        self.threads = threads
+        self.memoryLimit = memoryLimit
     }
 }
