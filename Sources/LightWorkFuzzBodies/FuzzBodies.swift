@@ -19,10 +19,7 @@ package enum FuzzBodies {
         return dir
     }()
 
-    static let ranges: FilterRanges = {
-        guard let r = try? FilterRanges.bundled() else { fatalError("lightwork-fuzz: Profiles/filters.json not found (run from the repository)") }
-        return r
-    }()
+    static let ranges = FilterRanges.standard
 
     static let catalog: FilmCatalog? = try? FilmCatalog.bundled()
 

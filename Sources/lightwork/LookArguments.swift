@@ -7,7 +7,7 @@ import LightWork
 enum LookArguments {
     static func look(_ p: ParsedArguments) throws -> (look: ConvertSpec.Look, recipe: ResolvedRecipe) {
         let profiles = try ProfilesDirectory.locate()
-        let ranges = try FilterRanges.bundled(profiles: profiles)
+        let ranges = FilterRanges.standard
         var recipe = try p.value("recipe").map { try Recipe.load(from: URL(fileURLWithPath: $0), ranges: ranges) } ?? Recipe.neutral
         var overrides = try p.all("set").map(RecipeOverride.parse)
         if let film = p.value("film") { overrides.append(.film(film)) }

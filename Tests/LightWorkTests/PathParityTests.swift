@@ -30,7 +30,7 @@ final class PathParityTests: XCTestCase {
         try convertSample(name) { spec in
             guard let recipe else { return }
             let profiles = TestPaths.repoRoot.appendingPathComponent("Profiles")
-            let ranges = try FilterRanges.bundled(profiles: profiles)
+            let ranges = FilterRanges.standard
             let r = try Recipe.load(from: SampleSceneTests.samples.appendingPathComponent("recipes").appendingPathComponent(recipe), ranges: ranges)
             let setup = try LookSetup(recipe: r, ranges: ranges, catalog: try FilmCatalog.bundled(profiles: profiles),
                                       entitlements: Entitlements(url: spec.output.directory.appendingPathComponent("entitlements.json")))

@@ -26,7 +26,7 @@ final class ResolutionIndependenceTests: XCTestCase {
         let truth = try JSONDecoder().decode(SampleSceneTests.Truth.self, from: Data(contentsOf: dir.appendingPathComponent("small.json")))
 
         let profiles = TestPaths.repoRoot.appendingPathComponent("Profiles")
-        let ranges = try FilterRanges.bundled(profiles: profiles)
+        let ranges = FilterRanges.standard
         var recipe = try Recipe.load(from: SampleSceneTests.samples.appendingPathComponent("recipes/harbour-evening.json"), ranges: ranges)
         recipe = try recipe.applying(sets: ["clarity2=40", "dust=0", "grain=0"], ranges: ranges)
         let setup = try LookSetup(recipe: recipe, ranges: ranges, catalog: try FilmCatalog.bundled(profiles: profiles),

@@ -57,10 +57,6 @@ public struct FilterRanges: Sendable {
         byName = map
     }
 
-    /// The chain's table. `profiles` is no longer read (the descriptors are the table; `Profiles/filters.json`
-    /// is generated from them): kept so callers that locate the Profiles folder first stay unchanged.
-    public static func bundled(profiles: URL? = nil) throws -> FilterRanges { standard }
-
     /// Every slider name in chain order, each filter's sub-parameters right after it.
     public var parameterNames: [String] { slots.flatMap { $0.parameters.map(\.name) } }
 

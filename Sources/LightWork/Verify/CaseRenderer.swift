@@ -15,7 +15,7 @@ public struct CaseRenderer: Sendable {
     public init(suiteDirectory: URL, entitlementsFile: URL? = nil) throws {
         self.suiteDirectory = suiteDirectory
         profiles = try ProfilesDirectory.locate()
-        ranges = try FilterRanges.bundled(profiles: profiles)
+        ranges = FilterRanges.standard
         if let entitlementsFile {
             guard FileManager.default.fileExists(atPath: entitlementsFile.path) else { throw LightWorkError.missingInput(entitlementsFile.path) }
             entitlements = try Entitlements.load(from: entitlementsFile)
