@@ -183,7 +183,7 @@ enum ConvertCommand {
         var colorSpace = OutputColorSpace.srgb
         recipe.export?.apply(to: &encode, colorSpace: &colorSpace)
         if let f = p.value("format") {
-            guard let format = OutputFormat(rawValue: f) else { throw choices("--format", f, CodecRegistry.formatNames) }
+            guard let format = CodecRegistry.outputFormat(named: f) else { throw choices("--format", f, CodecRegistry.formatNames) }
             encode.format = format
         }
         if let q = p.value("quality") {
