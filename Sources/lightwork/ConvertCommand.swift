@@ -60,7 +60,8 @@ enum ConvertCommand {
     \(BatchArguments.help)
 
     Exit status: 0 every input converted or skipped, 1 some input failed (the rest still converted),
-    2 usage error, 130/143 interrupted by SIGINT/SIGTERM.
+    2 usage error (an OUTDIR that is a file or cannot be written is one, found before any input is read),
+    130/143 interrupted by SIGINT/SIGTERM (the summary then says how many files never started).
 
     Examples:
       lightwork convert shoot/ -o export/                       16-bit sRGB TIFFs of a whole folder
@@ -87,6 +88,7 @@ enum ConvertCommand {
                 ?? spec.output.directory.appendingPathComponent(batch.shard?.manifestFileName ?? "manifest.json")
             // Loads the film or LUT once here, so one that cannot be read fails before any file is touched.
             converter = try FileConverter(spec: spec, engine: try EngineArguments.configuration(parsed))
+            try OutputDirectory.prepare(spec.output.directory)
         } catch {
             FileHandle.standardError.write(Data("lightwork convert: \(error)\nRun 'lightwork convert --help' for usage.\n".utf8))
             return 2

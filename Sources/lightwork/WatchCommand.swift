@@ -120,6 +120,7 @@ enum WatchCommand {
             c.once = parsed.has("once")
             configuration = c
             converter = try FileConverter(spec: spec, engine: try EngineArguments.configuration(parsed))
+            try OutputDirectory.prepare(spec.output.directory)
         } catch {
             return usageError(error)
         }

@@ -60,16 +60,37 @@ final class CLIBadInputTests: XCTestCase {
         XCTAssertEqual(names.filter { $0.contains("lwtmp") }, [])
     }
 
-    /// An output folder that cannot be created: every input fails with the reason, exit 1, no crash.
-    func testUnwritableOutputFolderFailsEveryFileClearly() throws {
+    /// `-o` is checked once, before any input is touched: a file, a folder beneath a file, or a folder this user
+    /// cannot write into is one line naming the folder and exit 2, not one failure per input (convert and watch).
+    func testUnusableOutputFolderIsOneLineUpFront() throws {
         let dir = try TestPaths.temporaryDirectory(self)
         let blocker = dir.appendingPathComponent("a-file")
         try Data("x".utf8).write(to: blocker)
-        let out = blocker.appendingPathComponent("out")   // a folder inside a regular file cannot exist
-        let result = try CLIRunner.run(["convert", SampleSceneTests.samples.appendingPathComponent("scene-srgb.png").path, "-o", out.path])
-        XCTAssertEqual(result.status, 1)
-        XCTAssertTrue(result.stderr.contains("scene-srgb.png"), result.stderr)
-        XCTAssertTrue(result.stderr.contains("cannot write") || result.stderr.contains("Not a directory"), result.stderr)
+        let locked = dir.appendingPathComponent("locked")
+        try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: locked.path)
+        let inputs = ["scene-srgb.png", "scene.dng"].map { SampleSceneTests.samples.appendingPathComponent($0).path }
+        // Root may write anywhere: the unwritable case then runs as nobody (setpriv, util-linux), else as this user.
+        func run(_ args: [String]) throws -> CLIRunner.Result {
+            guard getuid() == 0 else { return try CLIRunner.run(args) }
+            let setpriv = URL(fileURLWithPath: "/usr/bin/setpriv")
+            let (status, out, err) = try CLIRunner.capture(setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", CLIRunner.binary.path] + args,
+                                                           environment: ["HOME": dir.path])
+            return CLIRunner.Result(status: status, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+        }
+        let cases: [(URL, String)] = [(blocker, "is a file, not a folder"), (blocker.appendingPathComponent("out"), "a-file is a file, not a folder"),
+                                      (locked.appendingPathComponent("out"), "cannot create"), (locked, "not writable")]
+        for (out, reason) in cases {
+            for command in [["convert"] + inputs, ["watch", SampleSceneTests.samples.path, "--once"]] {
+                let r = try run(command + ["-o", out.path])
+                XCTAssertEqual(r.status, 2, "\(command[0]) -o \(out.path): \(r.stderr)")
+                let lines = r.stderr.split(separator: "\n").filter { !$0.hasPrefix("Run 'lightwork") }
+                XCTAssertEqual(lines.count, 1, r.stderr)
+                XCTAssertTrue(lines.first?.contains("-o \(out.path): ") == true && r.stderr.contains(reason), r.stderr)
+                XCTAssertFalse(r.stderr.contains("scene") || r.stderr.contains("NSCocoaErrorDomain"), r.stderr)
+            }
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: locked.appendingPathComponent("out").path))
     }
 
     func testUsageErrorsExitTwoAndHelpTeaches() throws {
