@@ -93,6 +93,14 @@ final class CLIBadInputTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: locked.appendingPathComponent("out").path))
     }
 
+    /// `lightwork` alone is a usage error: the usage on stderr, exit 2.
+    func testNoArgumentsPrintsUsageAndExitsTwo() throws {
+        let r = try CLIRunner.run([])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.stderr.contains("Usage: lightwork COMMAND"), r.stderr)
+        XCTAssertEqual(r.stdout, "")
+    }
+
     func testUsageErrorsExitTwoAndHelpTeaches() throws {
         let noOutput = try CLIRunner.run(["convert", "x.dng"])
         XCTAssertEqual(noOutput.status, 2)
