@@ -101,6 +101,48 @@ final class CLIBadInputTests: XCTestCase {
         XCTAssertEqual(r.stdout, "")
     }
 
+    /// `info` on a missing file or a folder: one line in words; `--json`: an array of objects whatever the number of
+    /// files, camelCase keys, numbers as JSON numbers (checked against LibRaw's and the file's own values).
+    func testInfoErrorsAreOneLineAndJSONIsTyped() throws {
+        let missing = try CLIRunner.run(["info", "/nonexistent/IMG_1.CR2"])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertEqual(missing.stderr, "lightwork: no such file: /nonexistent/IMG_1.CR2\n")
+        let folder = try CLIRunner.run(["info", SampleSceneTests.samples.path])
+        XCTAssertEqual(folder.status, 1)
+        XCTAssertEqual(folder.stderr.split(separator: "\n").count, 1, folder.stderr)
+        XCTAssertFalse(folder.stderr.contains("NSCocoaErrorDomain"), folder.stderr)
+
+        let crw = try TestPaths.sharedSamples("raw").appendingPathComponent("canon-eos-d30.crw")
+        let jpeg = try TestPaths.sharedSamples("rgb").appendingPathComponent("large-exif-olympus-pen-e-p3.jpg")
+        func documents(_ files: [URL]) throws -> [[String: Any]] {
+            let r = try CLIRunner.run(["info", "--json"] + files.map(\.path))
+            XCTAssertEqual(r.status, 0, r.stderr)
+            return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]], r.stdout)
+        }
+        let one = try documents([crw])
+        XCTAssertEqual(one.count, 1, "one file is an array of one")
+        let both = try documents([crw, jpeg])
+        XCTAssertEqual(both.count, 2)
+        for doc in both {
+            for key in doc.keys { XCTAssertFalse(key.contains(" "), "key '\(key)'") }
+        }
+        let raw = both[0], rgb = both[1]
+        XCTAssertEqual(raw["size"] as? Int, try Data(contentsOf: crw).count)
+        XCTAssertEqual(raw["whiteLevel"] as? Int, 4095, "LibRaw's maximum for the D30")
+        XCTAssertEqual(raw["blackLevel"] as? Int, 0)
+        XCTAssertEqual(raw["colors"] as? Int, 3)
+        XCTAssertEqual(raw["imageSize"] as? [Int], [2176, 1448])
+        XCTAssertEqual((raw["asShotWB"] as? [Double])?.count, 4)
+        XCTAssertEqual((raw["rgbCam"] as? [[Double]])?.map(\.count), [3, 3, 3])
+        XCTAssertEqual(raw["iso"] as? Int, 100)
+        XCTAssertEqual(raw["cfa"] as? String, "RGGB")
+        XCTAssertEqual(raw["make"] as? String, "Canon")
+        XCTAssertEqual(rgb["width"] as? Int, 1280)
+        XCTAssertEqual(rgb["storedSize"] as? [Int], [1280, 960])
+        XCTAssertEqual(rgb["components"] as? Int, 3)
+        XCTAssertEqual(rgb["colourModel"] as? String, "rgb")
+    }
+
     func testUsageErrorsExitTwoAndHelpTeaches() throws {
         let noOutput = try CLIRunner.run(["convert", "x.dng"])
         XCTAssertEqual(noOutput.status, 2)
