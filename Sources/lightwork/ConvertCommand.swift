@@ -136,9 +136,10 @@ enum ConvertCommand {
         let s = manifest.summary
         let elapsed = Date().timeIntervalSince(meter.start)
         console.event(["event": "finished", "total": s.total, "converted": s.converted, "skipped": s.skipped, "failed": s.failed,
-                       "seconds": (elapsed * 1000).rounded() / 1000, "megapixels": (meter.megapixels * 10).rounded() / 10,
+                       "notStarted": runner.neverStarted, "seconds": (elapsed * 1000).rounded() / 1000, "megapixels": (meter.megapixels * 10).rounded() / 10,
                        "manifest": manifestURL.path])
-        console.result("\(s.converted) converted, \(s.skipped) skipped, \(s.failed) failed -> \(output.path)"
+        let stopped = runner.neverStarted > 0 ? ", \(runner.neverStarted) never started (run the same command again to do them)" : ""
+        console.result("\(s.converted) converted, \(s.skipped) skipped, \(s.failed) failed\(stopped) -> \(output.path)"
                        + (s.skipped > 0 && console.mode != .verbose ? " (why: the manifest, or --verbose)" : ""))
         if !manifestFailed { console.result("manifest: \(manifestURL.path)") }
         if let signal = runner.interruptSignal { return 128 + signal }
