@@ -60,7 +60,8 @@ enum ConvertCommand {
     \(BatchArguments.help)
 
     Exit status: 0 every input converted or skipped, 1 some input failed (the rest still converted),
-    2 usage error, 130/143 interrupted by SIGINT/SIGTERM.
+    2 usage error (an OUTDIR that is a file or cannot be written is one, found before any input is read),
+    130/143 interrupted by SIGINT/SIGTERM (the summary then says how many files never started).
 
     Examples:
       lightwork convert shoot/ -o export/                       16-bit sRGB TIFFs of a whole folder
@@ -87,6 +88,7 @@ enum ConvertCommand {
                 ?? spec.output.directory.appendingPathComponent(batch.shard?.manifestFileName ?? "manifest.json")
             // Loads the film or LUT once here, so one that cannot be read fails before any file is touched.
             converter = try FileConverter(spec: spec, engine: try EngineArguments.configuration(parsed))
+            try OutputDirectory.prepare(spec.output.directory)
         } catch {
             FileHandle.standardError.write(Data("lightwork convert: \(error)\nRun 'lightwork convert --help' for usage.\n".utf8))
             return 2
@@ -134,9 +136,10 @@ enum ConvertCommand {
         let s = manifest.summary
         let elapsed = Date().timeIntervalSince(meter.start)
         console.event(["event": "finished", "total": s.total, "converted": s.converted, "skipped": s.skipped, "failed": s.failed,
-                       "seconds": (elapsed * 1000).rounded() / 1000, "megapixels": (meter.megapixels * 10).rounded() / 10,
+                       "notStarted": runner.neverStarted, "seconds": (elapsed * 1000).rounded() / 1000, "megapixels": (meter.megapixels * 10).rounded() / 10,
                        "manifest": manifestURL.path])
-        console.result("\(s.converted) converted, \(s.skipped) skipped, \(s.failed) failed -> \(output.path)"
+        let stopped = runner.neverStarted > 0 ? ", \(runner.neverStarted) never started (run the same command again to do them)" : ""
+        console.result("\(s.converted) converted, \(s.skipped) skipped, \(s.failed) failed\(stopped) -> \(output.path)"
                        + (s.skipped > 0 && console.mode != .verbose ? " (why: the manifest, or --verbose)" : ""))
         if !manifestFailed { console.result("manifest: \(manifestURL.path)") }
         if let signal = runner.interruptSignal { return 128 + signal }
@@ -183,7 +186,7 @@ enum ConvertCommand {
         var colorSpace = OutputColorSpace.srgb
         recipe.export?.apply(to: &encode, colorSpace: &colorSpace)
         if let f = p.value("format") {
-            guard let format = OutputFormat(rawValue: f) else { throw choices("--format", f, CodecRegistry.formatNames) }
+            guard let format = CodecRegistry.outputFormat(named: f) else { throw choices("--format", f, CodecRegistry.formatNames) }
             encode.format = format
         }
         if let q = p.value("quality") {

@@ -34,7 +34,7 @@ enum StatusReport {
         var lines = ["watch of \(status.inbox) -> \(status.output): \(state)",
                      "  \(status.waiting) being written or settling, \(status.queued) queued, \(status.inProgress) in progress",
                      "  \(status.converted) converted, \(status.skipped) skipped, \(status.failed) failed (since the watch began)"]
-        if let recipe = status.recipe { lines.append("  recipe: \(recipe)") }
+        lines.append("  film: \(status.film ?? "none"); recipe: \(status.recipe ?? "none")")
         func list(_ title: String, _ names: [String], _ count: Int) {
             guard !names.isEmpty else { return }
             lines.append("  \(title): " + names.prefix(10).joined(separator: ", ") + (count > 10 ? ", … (\(count - 10) more)" : ""))

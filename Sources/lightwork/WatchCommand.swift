@@ -55,8 +55,8 @@ enum WatchCommand {
     mistake is refused and the old one stays.
 
     Status: OUTDIR/watch-status.json is rewritten as things change; 'lightwork watch --status OUTDIR'
-    shows it (exit 0 while the watch runs, 3 when it is not running). --json streams one JSON event per
-    line (converted, skipped, failed, heartbeat, reloaded, notice, stopped).
+    shows it, with the film and recipe in use (exit 0 while the watch runs, 3 when it is not running).
+    --json streams one JSON event per line (converted, skipped, failed, heartbeat, reloaded, notice, stopped).
 
     Options:
     \(CommandLineParser.help(specs))
@@ -120,6 +120,7 @@ enum WatchCommand {
             c.once = parsed.has("once")
             configuration = c
             converter = try FileConverter(spec: spec, engine: try EngineArguments.configuration(parsed))
+            try OutputDirectory.prepare(spec.output.directory)
         } catch {
             return usageError(error)
         }

@@ -24,7 +24,12 @@ Start with:   lightwork convert Samples/ -o out/
 """
 
 var arguments = Array(CommandLine.arguments.dropFirst())
-let command = arguments.isEmpty ? "--help" : arguments.removeFirst()
+// No command is a usage error: the usage goes to stderr and the status is 2, so a script missing its arguments stops.
+if arguments.isEmpty {
+    FileHandle.standardError.write(Data("\(usage)\n".utf8))
+    exit(2)
+}
+let command = arguments.removeFirst()
 let status: Int32
 switch command {
 case "convert": status = ConvertCommand.run(arguments)

@@ -173,6 +173,7 @@ final class BatchIntegrationTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(m.entries.count, 2, "the file in flight was finished")
         XCTAssertTrue(r.stderr.contains("interrupted: finishing 1 file(s) in flight"), r.stderr)
         XCTAssertLessThan(m.entries.count, total)
+        XCTAssertTrue(r.stdout.contains(", \(total - m.entries.count) never started"), "the summary counts what never started: \(r.stdout)")
         try BatchFixture.assertOutputsValid(m, in: out)
         XCTAssertEqual(BatchFixture.temporaries(under: out), [])
 

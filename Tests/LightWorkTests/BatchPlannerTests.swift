@@ -116,6 +116,46 @@ final class BatchPlannerTests: XCTestCase {
         }
     }
 
+    /// Canon CRW (CIFF): the name tokens are what `info` reports through LibRaw, and what exiftool reads
+    /// (2018:01:01 13:03:32, "Canon EOS D30"; 2022:01:20 08:13:24, "Canon PowerShot G2").
+    func testCRWDateAndCameraAreWhatLibRawReads() throws {
+        let raw = try TestPaths.sharedSamples("raw")
+        let files = ["canon-eos-d30.crw", "canon-powershot-g2.crw"].map { raw.appendingPathComponent($0) }
+        let items = files.map { InputItem(url: $0, displayPath: $0.path, relativePath: $0.lastPathComponent) }
+        var rules = PlanRules(outputExtension: "tif")
+        rules.name = try OutputNameTemplate("{date}_{camera}")
+        let plan = BatchPlanner.plan(items: items, rules: rules) { _ in false }
+        XCTAssertEqual(Self.outputs(plan), ["2018-01-01_canon-eos-d30.tif", "2022-01-20_canon-powershot-g2.tif"])
+        for (file, job) in zip(files, plan.jobs) {
+            let libraw = try RawDecoder.inspect(url: file).metadata
+            let probed = try XCTUnwrap(CaptureInfoProbe.read(file))
+            XCTAssertEqual(probed.dateTimeOriginal, libraw.dateTimeOriginal, file.lastPathComponent)
+            XCTAssertEqual(FileNameSafety.cameraSlug(make: probed.make, model: probed.model, fallback: "nocamera"),
+                           FileNameSafety.cameraSlug(make: libraw.make, model: libraw.model, fallback: "nocamera"))
+            print("CRW tokens: \(file.lastPathComponent) → \(job.outputPath ?? "-") (LibRaw: \(libraw.make ?? "-") / \(libraw.model ?? "-") / \(libraw.dateTimeOriginal ?? "-"))")
+        }
+    }
+
+    /// A CRW cut short, or with random bytes of its heap directories overwritten, gives some name tokens or none,
+    /// never a crash or a read outside the file.
+    func testDamagedCIFFHeapsAreReadSafely() throws {
+        let bytes = [UInt8](try Data(contentsOf: try TestPaths.sharedSamples("raw").appendingPathComponent("canon-eos-d30.crw")))
+        for cut in [14, 26, 100, 4096, bytes.count - 5, bytes.count - 1] {
+            _ = CIFFStructure(FileBytes(Data(bytes.prefix(cut))))?.captureInfo()
+        }
+        var bad = bytes
+        for k in stride(from: bytes.count - 4, to: bytes.count, by: 1) { bad[k] = 0xFF }   // the root directory's offset
+        XCTAssertNil(CIFFStructure(FileBytes(Data(bad)))?.captureInfo())
+        let directory = bytes.count - 5000 ..< bytes.count   // the root and ImageProps directories lie at the end
+        var seed = SeededRandom(seed: 21)
+        for _ in 0..<300 {
+            var b = bytes
+            let k = directory.lowerBound + Int(seed.next() % UInt64(directory.count))
+            b[k] = UInt8(truncatingIfNeeded: seed.next())
+            if let m = CIFFStructure(FileBytes(Data(b)))?.captureInfo() { _ = m.make }
+        }
+    }
+
     func testSlugsAndSanitising() {
         XCTAssertEqual(FileNameSafety.slug("Agfa Präzisa 100", fallback: "none"), "agfa-prazisa-100")
         XCTAssertEqual(FileNameSafety.slug("  --Ilford HP5+ (push 2)  ", fallback: "none"), "ilford-hp5-push-2")

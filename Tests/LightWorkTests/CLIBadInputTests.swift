@@ -60,16 +60,87 @@ final class CLIBadInputTests: XCTestCase {
         XCTAssertEqual(names.filter { $0.contains("lwtmp") }, [])
     }
 
-    /// An output folder that cannot be created: every input fails with the reason, exit 1, no crash.
-    func testUnwritableOutputFolderFailsEveryFileClearly() throws {
+    /// `-o` is checked once, before any input is touched: a file, a folder beneath a file, or a folder this user
+    /// cannot write into is one line naming the folder and exit 2, not one failure per input (convert and watch).
+    func testUnusableOutputFolderIsOneLineUpFront() throws {
         let dir = try TestPaths.temporaryDirectory(self)
         let blocker = dir.appendingPathComponent("a-file")
         try Data("x".utf8).write(to: blocker)
-        let out = blocker.appendingPathComponent("out")   // a folder inside a regular file cannot exist
-        let result = try CLIRunner.run(["convert", SampleSceneTests.samples.appendingPathComponent("scene-srgb.png").path, "-o", out.path])
-        XCTAssertEqual(result.status, 1)
-        XCTAssertTrue(result.stderr.contains("scene-srgb.png"), result.stderr)
-        XCTAssertTrue(result.stderr.contains("cannot write") || result.stderr.contains("Not a directory"), result.stderr)
+        let locked = dir.appendingPathComponent("locked")
+        try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: locked.path)
+        let inputs = ["scene-srgb.png", "scene.dng"].map { SampleSceneTests.samples.appendingPathComponent($0).path }
+        // Root may write anywhere: the unwritable case then runs as nobody (setpriv, util-linux), else as this user.
+        func run(_ args: [String]) throws -> CLIRunner.Result {
+            guard getuid() == 0 else { return try CLIRunner.run(args) }
+            let setpriv = URL(fileURLWithPath: "/usr/bin/setpriv")
+            let (status, out, err) = try CLIRunner.capture(setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", CLIRunner.binary.path] + args,
+                                                           environment: ["HOME": dir.path])
+            return CLIRunner.Result(status: status, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+        }
+        let cases: [(URL, String)] = [(blocker, "is a file, not a folder"), (blocker.appendingPathComponent("out"), "a-file is a file, not a folder"),
+                                      (locked.appendingPathComponent("out"), "cannot create"), (locked, "not writable")]
+        for (out, reason) in cases {
+            for command in [["convert"] + inputs, ["watch", SampleSceneTests.samples.path, "--once"]] {
+                let r = try run(command + ["-o", out.path])
+                XCTAssertEqual(r.status, 2, "\(command[0]) -o \(out.path): \(r.stderr)")
+                let lines = r.stderr.split(separator: "\n").filter { !$0.hasPrefix("Run 'lightwork") }
+                XCTAssertEqual(lines.count, 1, r.stderr)
+                XCTAssertTrue(lines.first?.contains("-o \(out.path): ") == true && r.stderr.contains(reason), r.stderr)
+                XCTAssertFalse(r.stderr.contains("scene") || r.stderr.contains("NSCocoaErrorDomain"), r.stderr)
+            }
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: locked.appendingPathComponent("out").path))
+    }
+
+    /// `lightwork` alone is a usage error: the usage on stderr, exit 2.
+    func testNoArgumentsPrintsUsageAndExitsTwo() throws {
+        let r = try CLIRunner.run([])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.stderr.contains("Usage: lightwork COMMAND"), r.stderr)
+        XCTAssertEqual(r.stdout, "")
+    }
+
+    /// `info` on a missing file or a folder: one line in words; `--json`: an array of objects whatever the number of
+    /// files, camelCase keys, numbers as JSON numbers (checked against LibRaw's and the file's own values).
+    func testInfoErrorsAreOneLineAndJSONIsTyped() throws {
+        let missing = try CLIRunner.run(["info", "/nonexistent/IMG_1.CR2"])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertEqual(missing.stderr, "lightwork: no such file: /nonexistent/IMG_1.CR2\n")
+        let folder = try CLIRunner.run(["info", SampleSceneTests.samples.path])
+        XCTAssertEqual(folder.status, 1)
+        XCTAssertEqual(folder.stderr.split(separator: "\n").count, 1, folder.stderr)
+        XCTAssertFalse(folder.stderr.contains("NSCocoaErrorDomain"), folder.stderr)
+
+        let crw = try TestPaths.sharedSamples("raw").appendingPathComponent("canon-eos-d30.crw")
+        let jpeg = try TestPaths.sharedSamples("rgb").appendingPathComponent("large-exif-olympus-pen-e-p3.jpg")
+        func documents(_ files: [URL]) throws -> [[String: Any]] {
+            let r = try CLIRunner.run(["info", "--json"] + files.map(\.path))
+            XCTAssertEqual(r.status, 0, r.stderr)
+            return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]], r.stdout)
+        }
+        let one = try documents([crw])
+        XCTAssertEqual(one.count, 1, "one file is an array of one")
+        let both = try documents([crw, jpeg])
+        XCTAssertEqual(both.count, 2)
+        for doc in both {
+            for key in doc.keys { XCTAssertFalse(key.contains(" "), "key '\(key)'") }
+        }
+        let raw = both[0], rgb = both[1]
+        XCTAssertEqual(raw["size"] as? Int, try Data(contentsOf: crw).count)
+        XCTAssertEqual(raw["whiteLevel"] as? Int, 4095, "LibRaw's maximum for the D30")
+        XCTAssertEqual(raw["blackLevel"] as? Int, 0)
+        XCTAssertEqual(raw["colors"] as? Int, 3)
+        XCTAssertEqual(raw["imageSize"] as? [Int], [2176, 1448])
+        XCTAssertEqual((raw["asShotWB"] as? [Double])?.count, 4)
+        XCTAssertEqual((raw["rgbCam"] as? [[Double]])?.map(\.count), [3, 3, 3])
+        XCTAssertEqual(raw["iso"] as? Int, 100)
+        XCTAssertEqual(raw["cfa"] as? String, "RGGB")
+        XCTAssertEqual(raw["make"] as? String, "Canon")
+        XCTAssertEqual(rgb["width"] as? Int, 1280)
+        XCTAssertEqual(rgb["storedSize"] as? [Int], [1280, 960])
+        XCTAssertEqual(rgb["components"] as? Int, 3)
+        XCTAssertEqual(rgb["colourModel"] as? String, "rgb")
     }
 
     func testUsageErrorsExitTwoAndHelpTeaches() throws {

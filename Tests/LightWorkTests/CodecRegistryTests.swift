@@ -77,6 +77,19 @@ final class CodecRegistryTests: XCTestCase {
     }
 
     /// `--help`'s lists are the registry's, and the CLI refuses what the codecs do not declare.
+    /// `--format` takes the codecs' names and aliases, with or without a bit depth; the format keeps its own name.
+    func testFormatAliasesResolveToTheCodecsFormats() {
+        let expected: [String: OutputFormat] = ["jpg": .jpeg, "JPG": .jpeg, "jpeg": .jpeg, "tif": .tiff16, "tiff": .tiff16, "tif8": .tiff8,
+                                                "tif16": .tiff16, "tiff8": .tiff8, "png": .png, "png16": .png16]
+        for (name, format) in expected {
+            XCTAssertEqual(CodecRegistry.outputFormat(named: name), format, name)
+        }
+        for bad in ["jpg16", "tif12", "gif", "raw", "8", "", "tif-8", "jpg 8"] {
+            XCTAssertNil(CodecRegistry.outputFormat(named: bad), bad)
+        }
+        XCTAssertEqual(CodecRegistry.outputFormat(named: "jpg")?.rawValue, "jpeg", "recorded by its own name")
+    }
+
     func testHelpListsTheRegistrysFormatsAndOptions() throws {
         let help = try CLIRunner.run(["convert", "--help"])
         XCTAssertEqual(help.status, 0)
@@ -85,10 +98,16 @@ final class CodecRegistryTests: XCTestCase {
         }
         let formatLine = try line("format")
         let listed = try XCTUnwrap(formatLine.range(of: "FMT")).upperBound
-        let names = formatLine[listed...].split(separator: ",").map {
+        let parts = formatLine[listed...].split(separator: ";")
+        let names = parts[0].split(separator: ",").map {
             $0.replacingOccurrences(of: "(default)", with: "").trimmingCharacters(in: .whitespaces)
         }
         XCTAssertEqual(names, CodecRegistry.formatNames, formatLine)
+        XCTAssertEqual(parts.count, 2, formatLine)
+        let aliases = parts[1].replacingOccurrences(of: "also", with: "").split(separator: ",").map {
+            String($0.split(separator: "(")[0]).trimmingCharacters(in: .whitespaces)
+        }
+        XCTAssertEqual(Set(aliases), Set(CodecRegistry.codecs.filter { !$0.outputFormats.isEmpty }.flatMap(\.aliases)), formatLine)
         XCTAssertTrue(formatLine.contains("\(CodecRegistry.defaultFormat.rawValue) (default)"), formatLine)
         XCTAssertTrue(try line("compression").hasSuffix(TIFFCodec.compression.help))
         XCTAssertTrue(try line("quality").hasSuffix(JPEGCodec.quality.help))

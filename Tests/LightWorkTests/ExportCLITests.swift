@@ -90,6 +90,22 @@ final class ExportCLITests: XCTestCase {
         XCTAssertNoThrow(try ImageFileReader.read(foreign))
     }
 
+    /// `--format jpg`, `tif` and `tif8` are the codecs' aliases: accepted, and the manifest records the format's own name.
+    func testFormatAliasesAreAcceptedAndRecordedByTheirOwnName() throws {
+        let root = try TestPaths.temporaryDirectory(self)
+        let png = SampleSceneTests.samples.appendingPathComponent("scene-srgb.png")
+        for (alias, recorded, ext) in [("jpg", "jpeg", "jpg"), ("tif", "tiff16", "tif"), ("TIF8", "tiff8", "tif")] {
+            let out = root.appendingPathComponent(alias)
+            let r = try CLIRunner.run(["convert", png.path, "-o", out.path, "--format", alias])
+            XCTAssertEqual(r.status, 0, "\(alias): \(r.stderr)")
+            let m = try BatchFixture.manifest(out.appendingPathComponent("manifest.json"))
+            XCTAssertEqual(m.settings.format, recorded, alias)
+            XCTAssertEqual(m.entries.first?.output.map { ($0.path as NSString).lastPathComponent }, "scene-srgb.\(ext)", alias)
+        }
+        let bad = try CLIRunner.run(["convert", png.path, "-o", root.appendingPathComponent("bad").path, "--format", "jpg16"])
+        XCTAssertEqual(bad.status, 2, bad.stderr)
+    }
+
     func testUsageErrorsTouchNothing() throws {
         let (root, input) = try makeShoot()
         let out = root.appendingPathComponent("out")

@@ -235,7 +235,7 @@ final class WatchIntegrationTests: XCTestCase {
     func testPollingModeAndStatus() throws {
         let f = try WatchFixture(self)
         let sources = try f.makeDNGs(2)
-        let run = try f.start(["--poll", "0.3"])
+        let run = try f.start(["--poll", "0.3", "--film", "0001001"])
         try f.drop(sources[0], as: "nfs/a.dng")
         let bytes = try Data(contentsOf: sources[1])
         let target = f.inbox.appendingPathComponent("b.dng")
@@ -256,6 +256,8 @@ final class WatchIntegrationTests: XCTestCase {
         XCTAssertEqual(status.status, 0, status.stderr)
         XCTAssertTrue(status.stdout.contains("running (pid \(run.process.processIdentifier), poll every 0.3 s"), status.stdout)
         XCTAssertTrue(status.stdout.contains("2 converted, 0 skipped, 0 failed"), status.stdout)
+        XCTAssertTrue(status.stdout.contains("film: 0001001 Harbour"), "the film in use is named: \(status.stdout)")
+        XCTAssertTrue(status.stdout.contains("; recipe: neutral"), status.stdout)
         run.send(SIGTERM)
         XCTAssertEqual(run.finish(within: 60).status, 0)
         let stopped = try CLIRunner.run(["watch", "--status", f.out.path, "--json"])

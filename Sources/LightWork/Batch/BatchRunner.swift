@@ -27,6 +27,8 @@ public final class BatchRunner: @unchecked Sendable {
     public private(set) var peakTotalWorkerRSSKiB = 0
     /// Worker processes started: one per --jobs slot, plus one per crash, time-out and recycling.
     public private(set) var workersStarted = 0
+    /// Files of this run that were never started because it stopped early (a signal, a full disk); not in the manifest.
+    public private(set) var neverStarted = 0
     /// Lines worth telling the user (resume decisions, temporaries removed, interruption).
     public var onNotice: (String) -> Void = { _ in }
 
@@ -118,6 +120,7 @@ public final class BatchRunner: @unchecked Sendable {
         peakWorkerRSSKiB = scheduler.peakWorkerRSSKiB
         peakTotalWorkerRSSKiB = scheduler.peakTotalWorkerRSSKiB
         workersStarted = scheduler.workersStarted
+        neverStarted = source.remaining
 
         if case .interrupted(let signal) = outcome { interruptSignal = signal }
         store.finish(interrupted: interruptSignal != nil || stopReason != nil)
@@ -157,6 +160,9 @@ private final class PlannedQueue: JobSource {
     }
 
     var isExhausted: Bool { pending.isEmpty }
+
+    /// Jobs never taken.
+    var remaining: Int { pending.count }
 
     func jobFinished(_ job: WorkerJob, entry: Manifest.Entry, lost: Bool) { record(job, entry) }
 

@@ -6,10 +6,11 @@ import Foundation
 /// Names are decided while planning, before conversion, so that collisions are found (and suffixes given)
 /// in input order whatever the number of jobs, and so that no decoder runs in the planning process (a
 /// crafted file must not be able to crash the batch there). Only headers are read (the first 256 KB, and a TIFF's
-/// IFD entries where they lie). Understood:
+/// IFD entries and CRW's heap directories where they lie). Understood:
 /// TIFF-based RAWs (DNG, CR2, NEF, ARW, PEF, SRW, ERF, 3FR, ORF, RW2…), CR3 (its CMT1/CMT2 boxes), RAF (its
-/// embedded JPEG's EXIF), JPEG (APP1) and PNG (eXIf). Anything else (CRW, MRW, X3F…) has no date or camera
-/// here, so its name uses "nodate"/"nocamera" even where LibRaw later finds them (the manifest records those).
+/// embedded JPEG's EXIF), CRW (its CIFF make/model and capture-time records), JPEG (APP1) and PNG (eXIf).
+/// Anything else (MRW, X3F…) has no date or camera here, so its name uses "nodate"/"nocamera" even where LibRaw
+/// later finds them (the manifest records those).
 public enum CaptureInfoProbe {
     /// Bytes read from the start of each file.
     static let prefixLength = 256 * 1024

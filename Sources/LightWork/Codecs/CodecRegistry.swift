@@ -57,6 +57,20 @@ public enum CodecRegistry {
     /// The format written when nothing asks for another (16-bit TIFF: no precision lost after development).
     public static var defaultFormat: OutputFormat { .tiff16 }
 
+    /// The format `--format` names: a format's own name ("tiff8", "jpeg"), or a codec's name or alias with an
+    /// optional bit depth ("tif" and "tiff" are the codec's default, tiff16; "tif8"; "jpg"). It is always recorded by
+    /// its own name; nil for anything else.
+    public static func outputFormat(named s: String) -> OutputFormat? {
+        let name = s.lowercased()
+        if let exact = OutputFormat(rawValue: name) { return exact }
+        let digits = name.reversed().prefix { $0.isASCII && $0.isNumber }
+        let codecName = String(name.dropLast(digits.count))
+        guard !codecName.isEmpty else { return nil }
+        let depth = digits.isEmpty ? nil : Int(String(digits.reversed()))
+        guard digits.isEmpty || depth != nil else { return nil }
+        return outputFormat(codec: codecName, bitDepth: depth)
+    }
+
     /// The names recipes give as `export.format`: the output codecs' names.
     public static var outputCodecNames: [String] { codecs.filter { !$0.outputFormats.isEmpty }.map(\.name) }
 
@@ -82,8 +96,12 @@ public enum CodecRegistry {
         codecs.lazy.flatMap(\.options).first { $0.name == name }
     }
 
-    /// `--help`'s line for `--format`: "tiff16 (default), tiff8, jpeg, png, png16".
+    /// `--help`'s line for `--format`: "tiff16 (default), tiff8, jpeg, png, png16; also jpg, tif (tiff16)".
     public static var formatHelp: String {
-        outputFormats.map { $0 == defaultFormat ? "\($0.rawValue) (default)" : $0.rawValue }.joined(separator: ", ")
+        let aliases = codecs.filter { !$0.outputFormats.isEmpty }.flatMap { codec in
+            codec.aliases.map { alias in codec.outputFormats.count > 1 ? "\(alias) (\(codec.outputFormats[0].rawValue))" : alias }
+        }
+        return outputFormats.map { $0 == defaultFormat ? "\($0.rawValue) (default)" : $0.rawValue }.joined(separator: ", ")
+            + (aliases.isEmpty ? "" : "; also " + aliases.joined(separator: ", "))
     }
 }

@@ -60,7 +60,7 @@ public struct RawCodec: ImageCodec {
     }
 
     /// Make, model and DateTimeOriginal: from IFD0 and the EXIF IFD of a TIFF-structured RAW (wherever they lie),
-    /// from CR3's CMT1/CMT2 boxes, from the EXIF of RAF's embedded JPEG.
+    /// from CR3's CMT1/CMT2 boxes, from the EXIF of RAF's embedded JPEG, from CRW's CIFF heaps.
     public func captureInfo(_ file: FileBytes) -> ImageMetadata? {
         if let t = file.tiff(.withMakerVariants) {
             guard let ifd0 = t.directory(at: t.firstDirectory, limit: 1000) else { return nil }
@@ -80,7 +80,7 @@ public struct RawCodec: ImageCodec {
             return offset < b.count - 2 && b[offset] == 0xFF && b[offset + 1] == 0xD8 ? JPEGCodec.exif(b, from: offset) : nil
         }
         if RawCodec.isISOBoxes(b) { return cr3(b) }
-        return nil
+        return CIFFStructure(file)?.captureInfo()
     }
 
     /// Canon CR3: CMT1 is a TIFF whose IFD0 holds make and model; CMT2 a TIFF whose IFD0 holds the EXIF tags.

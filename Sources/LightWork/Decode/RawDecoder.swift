@@ -323,12 +323,7 @@ public enum RawDecoder {
             if d.other.aperture > 0 { m.fNumber = Double(d.other.aperture) }
             if d.other.iso_speed > 0 { m.iso = Double(d.other.iso_speed) }
             if d.other.focal_len > 0 { m.focalLength = Double(d.other.focal_len) }
-            if d.other.timestamp > 0 {
-                var t = d.other.timestamp
-                var tmv = tm()
-                gmtime_r(&t, &tmv)
-                m.dateTimeOriginal = String(format: "%04d:%02d:%02d %02d:%02d:%02d", tmv.tm_year + 1900, tmv.tm_mon + 1, tmv.tm_mday, tmv.tm_hour, tmv.tm_min, tmv.tm_sec)
-            }
+            m.dateTimeOriginal = ImageMetadata.exifDateTime(utcSeconds: Int(d.other.timestamp))
             let gps = d.other.parsed_gps
             if gps.gpsparsed != 0 {
                 func deg(_ v: (Float, Float, Float)) -> Double { Double(v.0) + Double(v.1) / 60 + Double(v.2) / 3600 }

@@ -395,7 +395,8 @@ public final class WatchService {
     public func status(now: Double = WatchService.clock()) -> WatchStatus {
         var s = WatchStatus(pid: getpid(), inbox: inboxPath, output: converter.outputDirectory.path,
                             manifest: configuration.manifestURL.path, mode: modeDescription, startedAt: Manifest.timestamp(startedAt),
-                            state: state, recipe: converter.settings.recipeName, settingsDigest: store.settingsDigest)
+                            state: state, recipe: converter.settings.recipeName, film: converter.settings.film,
+                            settingsDigest: store.settingsDigest)
         s.updatedAt = Manifest.timestamp(Date())
         s.uptime = (now - startClock).rounded()
         s.waiting = tracker.count

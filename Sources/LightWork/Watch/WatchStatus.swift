@@ -22,7 +22,9 @@ public struct WatchStatus: Codable, Sendable, Equatable {
     public var updatedAt: String
     /// "running", "reloading" (a SIGHUP is waiting for files in flight), "stopping" or "stopped".
     public var state: WatchState
+    /// The recipe's name and the film or LUT (the manifest's label) in use, nil for none.
     public var recipe: String?
+    public var film: String?
     public var settingsDigest: String
     /// Files seen but still being written or settling.
     public var waiting = 0
@@ -44,7 +46,7 @@ public struct WatchStatus: Codable, Sendable, Equatable {
     public static let listLimit = 50
 
     public init(pid: Int32, inbox: String, output: String, manifest: String, mode: String, startedAt: String, state: WatchState,
-                recipe: String?, settingsDigest: String) {
+                recipe: String?, film: String? = nil, settingsDigest: String) {
         self.pid = pid
         self.inbox = inbox
         self.output = output
@@ -54,6 +56,7 @@ public struct WatchStatus: Codable, Sendable, Equatable {
         updatedAt = startedAt
         self.state = state
         self.recipe = recipe
+        self.film = film
         self.settingsDigest = settingsDigest
     }
 
