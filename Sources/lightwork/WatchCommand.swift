@@ -52,7 +52,8 @@ enum WatchCommand {
     Signals: SIGTERM/SIGINT stop taking files, finish those in flight (60 s at most; a second signal
     abandons them, the next start converts them) and exit 0. SIGHUP reads --recipe again: files started
     after it get the new look (the manifest notes entries made with earlier settings); a recipe with a
-    mistake is refused and the old one stays.
+    mistake is refused and the old one stays. Signal the watch's own pid (watch --status shows it), not
+    every lightwork process: workers ignore SIGHUP, SIGINT and SIGTERM, and the watch decides for them.
 
     Status: OUTDIR/watch-status.json is rewritten as things change; 'lightwork watch --status OUTDIR'
     shows it (exit 0 while the watch runs, 3 when it is not running). --json streams one JSON event per
@@ -75,7 +76,8 @@ enum WatchCommand {
       lightwork watch /mnt/share/in -o /mnt/share/out --poll 5              an NFS or SMB share
       lightwork watch inbox/ -o out/ --once                                 convert the backlog and exit
       lightwork watch --status out/                                         what it is doing
-      kill -HUP $(pidof lightwork)                                          reload the recipe
+      systemctl reload lightwork-watch                                      reload the recipe (the unit's ExecReload)
+      kill -HUP PID                                                         the same, PID as 'watch --status OUTDIR' shows
     """
 
     static func run(_ args: [String]) -> Int32 {
