@@ -81,6 +81,10 @@ enum ConvertCommand {
             if parsed.has("help") { print(help); return 0 }
             guard let out = parsed.value("output") else { throw LightWorkError.usage("convert needs an output folder: -o OUTDIR") }
             guard !parsed.positionals.isEmpty else { throw LightWorkError.usage("convert needs at least one INPUT file or folder") }
+            if let inside = BatchPlanner.inputFolderInsideOutput(parsed.positionals, outputDirectory: URL(fileURLWithPath: out)) {
+                throw LightWorkError.usage("the input folder \(inside) is the output folder or lies inside it, and LightWork never takes "
+                                           + "its own outputs as inputs: choose an output folder outside it")
+            }
             let spec = try makeSpec(parsed, outputDirectory: URL(fileURLWithPath: out))
             rules = try ExportArguments.rules(parsed, spec: spec)
             batch = try BatchArguments.configuration(parsed)

@@ -11,6 +11,7 @@ enum WatchCommand {
         OptionSpec(name: "settle", value: "SECONDS", help: "how long size and mtime must stay unchanged after the last write (default 2)"),
         OptionSpec(name: "give-up", value: "SECONDS", help: "a file that stays truncated this long without a change is converted anyway and fails (default 60)"),
         OptionSpec(name: "no-dedupe", value: nil, help: "convert content already converted (with the same settings) under another name again (default: skip it, with a note)"),
+        OptionSpec(name: "retry-failed", value: nil, help: "at start, try again the files the journal records failed (their originals still in INBOX); without it a failed file is tried again when it is written again"),
         OptionSpec(name: "dedupe", value: nil, help: "skip content already converted with the same settings under another name (the default)"),
         OptionSpec(name: "archive", value: "DIR", help: "move each original here once converted (folders mirrored; never deleted)"),
         OptionSpec(name: "failed", value: "DIR", help: "move originals that fail here, each with NAME.error.txt saying why"),
@@ -47,12 +48,14 @@ enum WatchCommand {
     was not recorded done, to the same name, and no final name ever holds a half-written file. The same
     content dropped again under another name is skipped with a note while the settings are the same
     (--no-dedupe converts it). A file that fails is recorded 'failed' (and moved to --failed DIR with a
-    note); the watch goes on.
+    note); the watch goes on. A failed file is tried again when it is written again (a new mtime, even
+    with the same bytes), or at start with --retry-failed.
 
     Signals: SIGTERM/SIGINT stop taking files, finish those in flight (60 s at most; a second signal
     abandons them, the next start converts them) and exit 0. SIGHUP reads --recipe again: files started
     after it get the new look (the manifest notes entries made with earlier settings); a recipe with a
-    mistake is refused and the old one stays.
+    mistake is refused and the old one stays. Signal the watch's own pid (watch --status shows it), not
+    every lightwork process: workers ignore SIGHUP, SIGINT and SIGTERM, and the watch decides for them.
 
     Status: OUTDIR/watch-status.json is rewritten as things change; 'lightwork watch --status OUTDIR'
     shows it, with the film and recipe in use (exit 0 while the watch runs, 3 when it is not running).
@@ -75,7 +78,8 @@ enum WatchCommand {
       lightwork watch /mnt/share/in -o /mnt/share/out --poll 5              an NFS or SMB share
       lightwork watch inbox/ -o out/ --once                                 convert the backlog and exit
       lightwork watch --status out/                                         what it is doing
-      kill -HUP $(pidof lightwork)                                          reload the recipe
+      systemctl reload lightwork-watch                                      reload the recipe (the unit's ExecReload)
+      kill -HUP PID                                                         the same, PID as 'watch --status OUTDIR' shows
     """
 
     static func run(_ args: [String]) -> Int32 {
@@ -115,6 +119,7 @@ enum WatchCommand {
             }
             if parsed.has("dedupe") && parsed.has("no-dedupe") { throw LightWorkError.usage("--dedupe and --no-dedupe exclude each other") }
             c.dedupe = !parsed.has("no-dedupe")
+            c.retryFailed = parsed.has("retry-failed")
             c.archive = try folder("--archive", parsed.value("archive"), inbox: inbox)
             c.failed = try folder("--failed", parsed.value("failed"), inbox: inbox)
             c.once = parsed.has("once")

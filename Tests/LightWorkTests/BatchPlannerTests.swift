@@ -217,7 +217,7 @@ final class BatchPlannerTests: XCTestCase {
             rules.onExist = policy
             let plan = Self.plan(paths, rules: rules)
             XCTAssertEqual(Self.outputs(plan), ["IMG_1.tif", nil, nil], "\(policy)")
-            guard case .fail(let reason) = plan.jobs[1].action else { return XCTFail("the later input fails") }
+            guard case .fail(let reason, _) = plan.jobs[1].action else { return XCTFail("the later input fails") }
             XCTAssertTrue(reason.contains("IMG_1.tif") && reason.contains("/shoot/IMG_1.CR2"), reason)
             XCTAssertEqual(plan.jobs[1].entry?.failureKind, .outputNameRefused)
         }

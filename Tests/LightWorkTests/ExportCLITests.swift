@@ -133,4 +133,52 @@ final class ExportCLITests: XCTestCase {
         XCTAssertEqual(none.status, 1)
         XCTAssertTrue(none.stderr.contains("--include/--exclude"), none.stderr)
     }
+
+    /// The output folder is never an input: `convert shoot -o shoot/day1/exports` run again converts nothing, and never
+    /// takes the first run's exports (one folder deeper, the look applied twice); nor when the output folder is named
+    /// through a symlink or another spelling of the same path. A file named inside it fails with one line; an input
+    /// folder inside it is refused up front.
+    func testOutputFolderInsideTheInputIsNeverAnInput() throws {
+        let (root, input) = try makeShoot()
+        let exports = input.appendingPathComponent("day1/exports")
+        let options = ["--format", "png", "--long-edge", "40"]
+        let first = try CLIRunner.run(["convert", input.path, "-o", exports.path] + options)
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let written = try FileManager.default.subpathsOfDirectory(atPath: exports.path).sorted()
+        XCTAssertEqual(written.filter { $0.hasSuffix(".png") }, ["IMG_1.png", "sub/a.png", "sub/b.png"])
+
+        let link = root.appendingPathComponent("day1-link")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: input.appendingPathComponent("day1"))
+        let spellings = [exports.path, link.appendingPathComponent("exports").path, input.path + "/./day1/../day1/exports/"]
+        for out in spellings {
+            let again = try CLIRunner.run(["convert", input.path, "-o", out] + options)
+            XCTAssertEqual(again.status, 0, again.stderr)
+            let m = try Manifest.decode(Data(contentsOf: exports.appendingPathComponent("manifest.json")))
+            XCTAssertEqual(m.entries.map(\.input.relativePath), ["IMG_1.dng", "IMG_1.jpg", "sub/a.png", "sub/b.png"],
+                           "-o \(out): the exports are not inputs")
+            XCTAssertEqual(m.summary.converted, 0, "-o \(out): nothing to redo")
+            XCTAssertEqual(try FileManager.default.subpathsOfDirectory(atPath: exports.path).sorted(), written, "-o \(out): nothing new written")
+        }
+
+        // Named on purpose: refused with one line naming the file, a failed entry (kind usage), exit 1.
+        let elsewhere = root.appendingPathComponent("manifest-elsewhere.json")
+        let named = try CLIRunner.run(["convert", exports.appendingPathComponent("sub/a.png").path, "-o", link.appendingPathComponent("exports").path,
+                                       "--manifest", elsewhere.path] + options)
+        XCTAssertEqual(named.status, 1, named.stderr)
+        let lines = named.stderr.split(separator: "\n").filter { $0.contains("inside the output folder") }
+        XCTAssertEqual(lines.count, 1, named.stderr)
+        XCTAssertTrue(lines.first?.contains("sub/a.png") == true, named.stderr)
+        let refused = try Manifest.decode(Data(contentsOf: elsewhere))
+        XCTAssertEqual(refused.entries.map(\.status), [.failed])
+        XCTAssertEqual(refused.entries.first?.failureKind, .usage)
+        XCTAssertEqual(try FileManager.default.subpathsOfDirectory(atPath: exports.path).sorted(), written)
+
+        // An input folder inside the output folder (or the output folder itself) is a usage error before anything starts.
+        for (folder, out) in [(exports, input.appendingPathComponent("day1")), (input, input)] {
+            let r = try CLIRunner.run(["convert", folder.path, "-o", out.path, "--manifest", elsewhere.path] + options)
+            XCTAssertEqual(r.status, 2, r.stderr)
+            XCTAssertTrue(r.stderr.contains("is the output folder or lies inside it"), r.stderr)
+        }
+        XCTAssertEqual(try FileManager.default.subpathsOfDirectory(atPath: exports.path).sorted(), written)
+    }
 }

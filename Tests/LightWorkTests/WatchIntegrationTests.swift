@@ -230,6 +230,71 @@ final class WatchIntegrationTests: XCTestCase {
         XCTAssertEqual(try WatchStatus.read(f.statusURL).recipe, "punchy")
     }
 
+    /// SIGHUP sent to every lightwork process (`kill -HUP $(pidof lightwork)`), the watch and its worker, while a
+    /// file is in flight (its worker held where it opens it, `InputGate`): the worker ignores it and the file is
+    /// converted, not failed with "decoder crashed: signal 1"; the watch reloads once it is done.
+    func testSIGHUPToEveryProcessLeavesTheFileInFlightConverted() throws {
+        let f = try WatchFixture(self)
+        let source = try f.makeDNGs(1)[0]
+        try f.drop(source, as: "held.dng")
+        let gate = try InputGate(f.inbox.appendingPathComponent("held.dng"))
+        defer { gate.release() }
+        let recipe = f.dir.appendingPathComponent("look.json")
+        try Data(#"{"version": 1, "name": "soft", "filters": {"contrast": {"ui": -20}}}"#.utf8).write(to: recipe)
+        let run = try f.start(["--recipe", recipe.path, "--json"])
+        defer { run.send(SIGKILL); _ = run.finish(within: 10) }
+        let worker = try XCTUnwrap(gate.heldWorker(seconds: 60), "no worker opened held.dng")
+        let watch = run.process.processIdentifier
+        let everyone = [watch] + ProcessTree.descendants(of: watch)
+        XCTAssertTrue(everyone.contains(worker), "the held worker is the watch's")
+        for pid in everyone { kill(pid, SIGHUP) }
+        // A worker killed by the signal is a zombie (empty cmdline) or gone within a moment; one that ignores it stays.
+        XCTAssertFalse(WatchFixture.wait(seconds: 2) { ProcessTree.argv(worker).isEmpty }, "the worker outlived SIGHUP")
+        gate.release()
+        XCTAssertTrue(f.waitForEntries(["held.dng"]), f.stderr(run))
+        XCTAssertTrue(WatchFixture.wait { f.stdout(run).contains(#""event":"reloaded""#) }, f.stdout(run))
+        let entry = try XCTUnwrap(f.entries(for: "held.dng").last)
+        XCTAssertEqual(entry.status, .converted, entry.reason ?? "")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: f.out.appendingPathComponent("held.tif").path))
+        XCTAssertFalse(f.stderr(run).contains("signal 1"), f.stderr(run))
+        XCTAssertTrue(run.process.isRunning)
+    }
+
+    /// A file recorded failed is tried again when it is written again, even with the same bytes (a new mtime):
+    /// before, its content hash matched the failure and it was never retried.
+    func testFailedFileWrittenAgainIsTriedAgain() throws {
+        let f = try WatchFixture(self)
+        let run = try f.start()
+        defer { run.send(SIGKILL); _ = run.finish(within: 10) }
+        let broken = f.inbox.appendingPathComponent("broken.dng")
+        try Data("this is not an image at all".utf8).write(to: broken)
+        XCTAssertTrue(WatchFixture.wait { f.doneCounts()["broken.dng"] == 1 }, f.stderr(run))
+        XCTAssertEqual(f.entries(for: "broken.dng").last?.status, .failed)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: broken.path)
+        try Data("this is not an image at all".utf8).write(to: broken)      // the same bytes, a new mtime
+        XCTAssertTrue(WatchFixture.wait { f.doneCounts()["broken.dng"] == 2 }, "retried: \(f.doneCounts()) \(f.stderr(run))")
+        let source = try f.makeDNGs(1)[0]
+        try FileManager.default.removeItem(at: broken)
+        try f.drop(source, as: "broken.dng")                                    // fixed: converted
+        XCTAssertTrue(WatchFixture.wait { f.entries(for: "broken.dng").last?.status == .converted }, f.stderr(run))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: f.out.appendingPathComponent("broken.tif").path))
+    }
+
+    /// A failed file stays failed across restarts (the same bytes fail the same way) until `--retry-failed`, which
+    /// tries each failed file still in the inbox once more at start.
+    func testRetryFailedTriesAFailedFileAgainAtStart() throws {
+        let f = try WatchFixture(self)
+        try Data("this is not an image at all".utf8).write(to: f.inbox.appendingPathComponent("broken.dng"))
+        let once = ["watch", f.inbox.path, "-o", f.out.path, "--settle", "0.2", "--once"]
+        XCTAssertEqual(try CLIRunner.run(once).status, 1)
+        XCTAssertEqual(try CLIRunner.run(once).status, 0, "nothing new: the failure is not tried again")
+        XCTAssertEqual(f.doneCounts()["broken.dng"], 1)
+        let retry = try CLIRunner.run(once + ["--retry-failed"])
+        XCTAssertEqual(retry.status, 1, retry.stderr)
+        XCTAssertEqual(f.doneCounts()["broken.dng"], 2, "tried once more")
+        XCTAssertTrue(retry.stderr.contains("broken.dng"), retry.stderr)
+    }
+
     /// --poll (for network shares) sees new files and files in new subfolders, and waits for a chunked
     /// upload to finish; --status tells what a watch is doing, and that it stopped.
     func testPollingModeAndStatus() throws {

@@ -62,20 +62,48 @@ public enum BatchPlanner {
         var owners: [String: String] = [:]
         for m in previous { owners.merge(outputOwners(m)) { earlier, _ in earlier } }
         owners.merge(intents) { recorded, _ in recorded }
-        return plan(items: InputWalker.items(for: paths), rules: rules, owners: owners, exists: { relative in
+        // The output folder is never an input: the walk leaves it out wherever it sits in the tree (or else a
+        // second `convert shoot -o shoot/exports` converts the first one's exports again, film applied twice).
+        let excluded = ExcludedFolders([outputDirectory])
+        var seen: [String: Bool] = [:]
+        return plan(items: InputWalker.items(for: paths, excluding: excluded), rules: rules, owners: owners, refuse: { item in
+            // A file named on the command line (or a symlink) that lies there fails rather than being skipped: the
+            // user asked for it, so a silent skip with exit 0 would say it was done.
+            excluded.encloses(item.url.path, cache: &seen) ? insideOutputReason(outputDirectory) : nil
+        }, exists: { relative in
             var st = stat()
             return lstat(outputDirectory.appendingPathComponent(relative).path, &st) == 0
         })
     }
 
+    /// Why an input inside the output folder is refused.
+    static func insideOutputReason(_ outputDirectory: URL) -> String {
+        "it lies inside the output folder \(outputDirectory.path), and LightWork never takes its own outputs as inputs "
+            + "(copy it elsewhere, or choose another -o)"
+    }
+
+    /// The first of `paths` that is a folder lying inside `outputDirectory` (or that folder itself, by device and
+    /// inode): a batch over it would only see outputs, so the command refuses it up front. Nil when none.
+    public static func inputFolderInsideOutput(_ paths: [String], outputDirectory: URL) -> String? {
+        let excluded = ExcludedFolders([outputDirectory])
+        var seen: [String: Bool] = [:]
+        return paths.first { path in
+            var isDir: ObjCBool = false
+            return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue && excluded.encloses(path, cache: &seen)
+        }
+    }
+
     /// Plans `items` (in the walker's order). `owners` maps output paths an earlier run wrote to the input
     /// (relative path) they came from; `exists` says whether an output path is taken on disk;
     /// `{index}` counts from `firstIndex`, zero-padded to `indexWidth` (default: the width of the count); a folder
-    /// watch plans one file at a time with its running number.
+    /// watch plans one file at a time with its running number. `refuse` gives the reason an input is not taken at all
+    /// (it fails, kind `usage`, and gets no name or index).
     public static func plan(items: [InputItem], rules: PlanRules, owners: [String: String] = [:], firstIndex: Int = 1, indexWidth: Int? = nil,
-                            exists: @escaping (String) -> Bool) -> BatchPlan {
+                            refuse: (InputItem) -> String? = { _ in nil }, exists: @escaping (String) -> Bool) -> BatchPlan {
         let kept = items.filter { rules.filter.accepts(relativePath: $0.relativePath) }
-        var jobs = kept.map { PlannedJob(item: $0, action: .convert(output: "")) }
+        var jobs = kept.map { item in
+            PlannedJob(item: item, action: refuse(item).map { .fail(reason: $0, kind: .usage) } ?? .convert(output: ""))
+        }
         let pairedJPEG = pairs(&jobs, prefer: rules.prefer)
 
         // Names for the files that are converted; {index} counts only those.
@@ -126,7 +154,7 @@ public enum BatchPlanner {
         struct Key: Hashable { let folder: String; let stem: String }
         var groups: [Key: [Int]] = [:]
         var order: [Key] = []
-        for (i, job) in jobs.enumerated() {
+        for (i, job) in jobs.enumerated() where job.outputPath != nil {
             let url = job.item.url.standardizedFileURL
             let key = Key(folder: url.deletingLastPathComponent().path, stem: url.deletingPathExtension().lastPathComponent.lowercased())
             if groups[key] == nil { order.append(key) }

@@ -16,14 +16,15 @@ public struct InputItem: Sendable, Equatable {
 }
 
 /// Turns command-line paths into input items: files as given, folders walked recursively (structure
-/// mirrored in the output). Symlinked folders are not followed (no loops); hidden files are skipped.
+/// mirrored in the output). Symlinked folders are not followed (no loops); hidden files are skipped, and so are
+/// `excluded` folders (the output folder, wherever it sits in the tree).
 public enum InputWalker {
     /// Extensions a folder walk picks up; a file named on the command line is always tried, whatever its name.
     public static var imageExtensions: Set<String> { CodecRegistry.inputExtensions }
 
     /// Items in a stable order (sorted by relative path within each argument). Paths that do not exist become
     /// items too, so that they fail with a manifest entry like any other bad input.
-    public static func items(for paths: [String]) -> [InputItem] {
+    public static func items(for paths: [String], excluding excluded: ExcludedFolders = ExcludedFolders([])) -> [InputItem] {
         var out: [InputItem] = []
         let fm = FileManager.default
         for path in paths {
@@ -31,7 +32,7 @@ public enum InputWalker {
             let url = URL(fileURLWithPath: path)
             if fm.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
                 var found: [InputItem] = []
-                walk(url, relative: "", display: path, into: &found)
+                walk(url, relative: "", display: path, excluding: excluded, into: &found)
                 out += found.sorted { $0.relativePath < $1.relativePath }
             } else {
                 out.append(InputItem(url: url, displayPath: path, relativePath: url.lastPathComponent))
@@ -40,7 +41,7 @@ public enum InputWalker {
         return out
     }
 
-    private static func walk(_ dir: URL, relative: String, display: String, into out: inout [InputItem]) {
+    private static func walk(_ dir: URL, relative: String, display: String, excluding excluded: ExcludedFolders, into out: inout [InputItem]) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path) else { return }
         for name in names.sorted() where !name.hasPrefix(".") {
             let url = dir.appendingPathComponent(name)
@@ -50,7 +51,8 @@ public enum InputWalker {
             guard lstat(url.path, &st) == 0 else { continue }
             let type = st.st_mode & S_IFMT
             if type == S_IFDIR {
-                walk(url, relative: rel, display: display, into: &out)
+                if excluded.contains(st) { continue }
+                walk(url, relative: rel, display: display, excluding: excluded, into: &out)
             } else if type == S_IFREG || type == S_IFLNK {
                 // A symlink is taken only when it points at a regular file.
                 if type == S_IFLNK {

@@ -5,8 +5,9 @@ public struct PlannedJob: Sendable, Equatable {
         case convert(output: String)
         /// Not converted, for `reason` (a RAW+JPEG partner, an existing file under `--on-exist skip`).
         case skip(reason: String)
-        /// Cannot be converted, for `reason` (its name collides with an earlier input's, or is not a file name).
-        case fail(reason: String)
+        /// Cannot be converted, for `reason`: its name collides with an earlier input's or is not a file name
+        /// (`outputNameRefused`), or the input lies inside the output folder (`usage`).
+        case fail(reason: String, kind: FailureKind = .outputNameRefused)
     }
 
     public let item: InputItem
@@ -32,7 +33,7 @@ public struct PlannedJob: Sendable, Equatable {
         switch action {
         case .convert: return nil
         case .skip(let reason): return Manifest.Entry(input: input, status: .skipped, reason: reason, notes: notes)
-        case .fail(let reason): return Manifest.Entry(input: input, status: .failed, reason: reason, failureKind: .outputNameRefused, notes: notes)
+        case let .fail(reason, kind): return Manifest.Entry(input: input, status: .failed, reason: reason, failureKind: kind, notes: notes)
         }
     }
 }

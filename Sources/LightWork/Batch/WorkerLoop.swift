@@ -4,13 +4,23 @@ import Foundation
 /// The body of `lightwork worker`: reads the `WorkerStart` line on stdin, then `WorkerJob` lines, answers each
 /// job with one `WorkerReply` line, exits at EOF. Its stdout carries only the protocol (anything else a library prints goes to stderr).
 public enum WorkerLoop {
+    /// Signals a worker ignores: SIGINT and SIGTERM (the parent finishes or abandons files in flight) and SIGHUP (a
+    /// watch's reload, which may reach the workers too when sent to every lightwork process).
+    public static let ignoredSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+
     /// Serves jobs until stdin closes; returns the exit status.
     public static func run() -> Int32 {
         let env = ProcessInfo.processInfo.environment
-        // The parent controls the worker's life: interrupts go to the parent, which ends us by EOF or SIGKILL,
-        // and the kernel kills us if the parent dies (no orphan decoding on after a kill -9).
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
+        // The parent controls the worker's life: interrupts and reloads go to the parent, which ends us by EOF or
+        // SIGKILL, and the kernel kills us if the parent dies (no orphan decoding on after a kill -9). The parent
+        // spawned us with these blocked; ignoring them discards any that arrived meanwhile, then they are unblocked.
+        var ignored = sigset_t()
+        sigemptyset(&ignored)
+        for s in ignoredSignals {
+            signal(s, SIG_IGN)
+            sigaddset(&ignored, s)
+        }
+        pthread_sigmask(SIG_UNBLOCK, &ignored, nil)
         if let parent = env[WorkerLaunch.parentVariable].flatMap({ pid_t($0) }), lw_batch_die_with_parent(parent) == 1 { return 1 }
         let out = dup(STDOUT_FILENO)
         dup2(STDERR_FILENO, STDOUT_FILENO)

@@ -74,8 +74,11 @@ final class WorkerProcess {
         sigemptyset(&defaults)
         for s in [SIGPIPE, SIGINT, SIGTERM] { sigaddset(&defaults, s) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
+        // The signals a worker ignores (`WorkerLoop.ignoredSignals`) start blocked, so one sent to every lightwork
+        // process (`kill -HUP $(pidof lightwork)`) while a worker is still loading cannot end it before it ignores them.
         var mask = sigset_t()
         sigemptyset(&mask)
+        for s in WorkerLoop.ignoredSignals { sigaddset(&mask, s) }
         posix_spawnattr_setsigmask(&attributes, &mask)
         posix_spawnattr_setpgroup(&attributes, 0)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))

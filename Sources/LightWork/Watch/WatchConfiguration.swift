@@ -21,6 +21,9 @@ public struct WatchConfiguration: Sendable {
     public var poll: Double?
     /// Skip a file whose content was already converted under another name (recorded as skipped with a note).
     public var dedupe = true
+    /// At start, try again the files the journal records failed whose originals are still in the inbox (`--retry-failed`);
+    /// without it a failed file is tried again only when it is written again.
+    public var retryFailed = false
     /// Move originals here after conversion (mirroring their folders); nil leaves them in place.
     public var archive: URL?
     /// Move originals that failed here, each with a `.error.txt` note; nil leaves them in place.

@@ -144,6 +144,11 @@ public final class WatchLedger {
     /// Finished files whose original has not been moved yet.
     public var finishedNotMoved: [FileState] { files.values.filter { $0.status != nil && $0.movedTo == nil }.sorted { $0.seq < $1.seq } }
 
+    /// Paths whose last outcome is failed and whose original was not moved (what `--retry-failed` tries again).
+    public var failedInPlace: Set<String> {
+        Set(lastFinished.values.compactMap { files[$0] }.filter { $0.status == .failed && $0.movedTo == nil }.map(\.path))
+    }
+
     /// Takes the next file number.
     public func takeSeq() -> Int {
         defer { nextSeq += 1 }

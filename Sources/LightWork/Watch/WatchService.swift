@@ -54,6 +54,8 @@ public final class WatchService {
     private var overflowed = false
     /// Paths whose current signature is known to be handled (same content touched again), so events do not rehash them.
     private var handledSignatures: [String: FileSignature] = [:]
+    /// Failed files `--retry-failed` tries once more, until each is dispatched.
+    private var retrying: Set<String> = []
     private var recentFailures: [WatchStatus.Failure] = []
     private var failedThisRun = 0
     private var pausedUntil = 0.0
@@ -114,6 +116,7 @@ public final class WatchService {
         ledger = try WatchLedger(url: configuration.journalURL)
         if ledger.droppedLines > 0 { notice("journal: dropped \(ledger.droppedLines) incomplete record(s) left by a kill") }
         store.merge(replayed: ledger.replayedEntries)
+        if configuration.retryFailed { retrying = ledger.failedInPlace }
 
         // Temporaries a killed run left beside the outputs it had started, the manifest and the status file.
         let finals = ledger.unfinished.compactMap { $0.output.map { converter.outputDirectory.appendingPathComponent($0) } }
@@ -200,7 +203,7 @@ public final class WatchService {
     @discardableResult
     private func observe(_ rel: String, now: Double) -> Bool {
         guard let signature = FileSignature.of(scanner.path(rel)) else { tracker.forget(rel); return false }
-        if ledger.alreadyHandled(path: rel, signature: signature) || handledSignatures[rel] == signature { return false }
+        if (ledger.alreadyHandled(path: rel, signature: signature) && !retrying.contains(rel)) || handledSignatures[rel] == signature { return false }
         if let i = ready.firstIndex(where: { $0.relativePath == rel }) {
             if ready[i].signature == signature { return false }
             ready.remove(at: i)
@@ -237,7 +240,7 @@ public final class WatchService {
         let path = scanner.path(rel)
         guard let signature = FileSignature.of(path) else { return nil }
         guard signature == r.signature else { tracker.observe(rel, signature: signature, now: now); return nil }
-        if ledger.alreadyHandled(path: rel, signature: signature) { return nil }
+        if ledger.alreadyHandled(path: rel, signature: signature) && !retrying.contains(rel) { return nil }
         if inFlight.values.contains(where: { $0.relativePath == rel }) { blocked.append(r); return nil }
         guard let sha = try? SHA256.hex(fileAt: URL(fileURLWithPath: path)) else { return nil }
         guard FileSignature.of(path) == signature else {
@@ -246,9 +249,13 @@ public final class WatchService {
         }
         let digest = store.settingsDigest
         if let known = ledger.record(path: rel, sha256: sha) {
-            // The same content touched or copied over itself: nothing to do. Dropped again after its original
-            // was moved to the archive or failed folder, it is a new arrival (a duplicate, or a retry of a failure).
-            if known.status != nil && known.movedTo == nil { handledSignatures[rel] = signature; return nil }
+            // The same content touched or copied over itself: nothing to do, unless it failed: a failed file written
+            // again (its mtime, size or inode changed) is tried again, as the user asks by re-copying it. Dropped again
+            // after its original was moved to the archive or failed folder, it is a new arrival (a duplicate, or a retry).
+            if let status = known.status, known.movedTo == nil, status != .failed || (known.signature == signature && !retrying.contains(rel)) {
+                handledSignatures[rel] = signature
+                return nil
+            }
             // Started before a kill and never finished: convert it again, to the name it was given.
             if known.status == nil, let output = known.output {
                 return start(WorkerJob(index: known.seq, item: item(rel), output: output, previous: nil), sha: sha, signature: signature, digest: digest)
@@ -263,10 +270,12 @@ public final class WatchService {
             entry.input.sha256 = sha
             // Like a batch's skipped entry, it carries the output that stands for it.
             entry.output = store.entry(index: first.seq)?.output
+            retrying.remove(rel)
             try record(seq: ledger.takeSeq(), rel: rel, sha: sha, signature: signature, entry: entry, digest: digest)
             return nil
         }
 
+        retrying.remove(rel)
         let seq = ledger.takeSeq()
         let reserved = Set(inFlight.values.map { $0.job.output.lowercased() })
         let out = converter.outputDirectory
