@@ -43,6 +43,13 @@ final class FuzzRegressionTests: XCTestCase {
         for (name, d) in valid(.exif) {
             XCTAssertTrue(EXIFReader.read(d) != nil || CaptureInfoProbe.read(header: [UInt8](d)) != nil, name)
         }
+        // The CIFF seed (built like a CRW's heaps, with the EOS D30 sample's records) reads back its own values,
+        // so the exif target starts the CRW reader from a real heap rather than from nothing.
+        let ciff = try Data(contentsOf: root.appendingPathComponent("corpus/exif/valid-crw-ciff.bin"))
+        let meta = try XCTUnwrap(CaptureInfoProbe.read(header: [UInt8](ciff)))
+        XCTAssertEqual(meta.make, "Canon")
+        XCTAssertEqual(meta.model, "Canon EOS D30")
+        XCTAssertEqual(meta.dateTimeOriginal, "2018:01:01 13:03:32")
         for (name, d) in valid(.fileCompleteness) {
             let url = scratch.appendingPathComponent(name)
             try d.write(to: url)
