@@ -48,6 +48,12 @@ struct SyntheticCamera: Sendable {
     /// Standard deviation of the additive sensor noise, in raw units (seeded, never time-based).
     static let noiseSigma: Float = 1.5
 
+    /// A sensor of 4 electrons per raw unit at ISO 100 (a full well of about 64 000 e⁻), 3 e⁻ of read noise
+    /// before the gain and 1.5 raw units after it: at ISO S a raw unit is 4 · 100 / S electrons. Shot noise is
+    /// Poisson (drawn exactly below 30 electrons, as a Gaussian of the same variance above), read noise Gaussian.
+    static let electronsPerUnitAtISO100 = 4.0
+    static let readNoiseElectrons = 3.0
+
     let illuminant: SceneIlluminant
     /// Raw units above black per unit of camera response.
     let exposure: Double

@@ -19,9 +19,10 @@ let usage = """
       lightwork-tools make-sample-dng -o FILE.dng [--width W --height H] [--seed N] [--illuminant D65|A]
                                       [--truth FILE.json] [--srgb-png FILE.png] [--compression none|ljpeg]
                                       [--cfa RGGB|BGGR|GRBG|GBRG] [--orientation 1..8] [--default-scale H:V]
+                                      [--iso N]
       lightwork-tools make-bench-dng  -o FILE.dng [--width 6000 --height 4000] [--seed N] [--illuminant D65|A]
                                       [--truth FILE.json] [--srgb-png FILE.png]
-      lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels]
+      lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels|denoise]
 
       lightwork-tools make-films [DIR]       film catalog + lookup images (default Profiles/films)
       lightwork-tools mutate-samples -o DIR [--seed S] [--count N] [FILE...]
@@ -34,6 +35,8 @@ let usage = """
     make-sample-dng defaults to 1536 x 1024, make-bench-dng to 6000 x 4000; the seed defaults to 1.
     --cfa, --orientation (EXIF) and --default-scale (DNG DefaultScale: pixel aspect H/V, e.g. 2:1) change how the
     DNG stores the scene; a reader applying them sees it upright at W x H, so the truth file stays valid.
+    --iso N records the scene with the Poisson-Gaussian noise of a sensor at ISO N (SyntheticCamera), 0 without
+    noise; without it the fixed 1.5 raw units of the committed samples.
     bench times the full filter chain and the neutral render on a synthetic image (and decoding --raw FILE);
     --breakdown adds each filter's cost in a pass of its own and in cache (--only kernels: just the latter).
     """
@@ -49,6 +52,7 @@ struct SampleRequest {
     var srgbPNG: URL?
     var compression = DNGWriter.Compression.none
     var layout = DNGLayout()
+    var noise = SensorNoise.fixed
 
     /// Parses the options after the command name; throws `.usage` on any mistake, before touching a file.
     init(arguments: ArraySlice<String>, defaultWidth: Int, defaultHeight: Int) throws {
@@ -99,6 +103,12 @@ struct SampleRequest {
                     throw LightWorkError.usage("--orientation expects an EXIF orientation 1...8, not '\(text)'")
                 }
                 layout.orientation = o
+            case "--iso":
+                let text = try value(flag)
+                guard let iso = Int(text), (0...409_600).contains(iso) else {
+                    throw LightWorkError.usage("--iso expects a whole number 0…409600 (0: noiseless), not '\(text)'")
+                }
+                noise = .iso(iso)
             case "--default-scale":
                 let text = try value(flag)
                 let parts = text.split(separator: ":").compactMap { Int($0) }
@@ -129,7 +139,7 @@ func makeSample(_ request: SampleRequest, command: String) throws {
     let layout = SceneLayout(width: request.width, height: request.height, seed: request.seed)
     let scene = SceneGenerator(layout: layout)
     let camera = SyntheticCamera(illuminant: request.illuminant)
-    let mosaic = CFAMosaic(scene: scene, camera: camera, seed: request.seed, layout: request.layout)
+    let mosaic = CFAMosaic(scene: scene, camera: camera, seed: request.seed, layout: request.layout, noise: request.noise)
     try DNGWriter.write(mosaic, camera: camera, to: request.output!, compression: request.compression)
     var written = [request.output!.path]
     if let truth = request.truth {
@@ -170,6 +180,7 @@ func runBenchmarks(_ arguments: ArraySlice<String>) throws {
         print(ChainBenchmark.kernels(width: width, height: height))
     }
     if only == nil || only == "neutral" { print(RenderBenchmark.neutral(width: width, height: height, engine: engine)) }
+    if only == "denoise" { print(DenoiseBenchmark.run(width: width, height: height, engine: engine)) }
     if let raw { print(try RenderBenchmark.decode(url: raw, engine: engine)) }
 }
 
