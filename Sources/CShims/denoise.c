@@ -2,33 +2,25 @@
 // whole rows so that they vectorise; the same C is built for AVX2 and for baseline x86-64 without FMA.
 #include "lw_denoise.h"
 #include "lw_cpu.h"
+#include "mirror.h"
 
 #pragma clang fp contract(off)
 
-static inline int mirror(int v, int n) {
-    if (v >= 0 && v < n) return v;
-    if (n < 2) return 0;
-    int p = 2 * (n - 1);
-    v %= p;
-    if (v < 0) v += p;
-    return v >= n ? p - v : v;
-}
-
 static inline __attribute__((always_inline))
 void atrous_body(const float *src, int w, int h, int y, int s, float *restrict t, float *restrict dst) {
-    const float *r0 = src + (size_t)mirror(y - 2 * s, h) * w, *r1 = src + (size_t)mirror(y - s, h) * w;
+    const float *r0 = src + (size_t)lw_mirror(y - 2 * s, h) * w, *r1 = src + (size_t)lw_mirror(y - s, h) * w;
     const float *r2 = src + (size_t)y * w;
-    const float *r3 = src + (size_t)mirror(y + s, h) * w, *r4 = src + (size_t)mirror(y + 2 * s, h) * w;
+    const float *r3 = src + (size_t)lw_mirror(y + s, h) * w, *r4 = src + (size_t)lw_mirror(y + 2 * s, h) * w;
     for (int x = 0; x < w; x++)
         t[x] = ((r0[x] + r4[x]) + 4.0f * (r1[x] + r3[x]) + 6.0f * r2[x]) * (1.0f / 16.0f);
     int lo = 2 * s < w ? 2 * s : w, hi = w - 2 * s > lo ? w - 2 * s : lo;
     for (int x = 0; x < lo; x++)
-        dst[x] = ((t[mirror(x - 2 * s, w)] + t[mirror(x + 2 * s, w)]) + 4.0f * (t[mirror(x - s, w)] + t[mirror(x + s, w)])
+        dst[x] = ((t[lw_mirror(x - 2 * s, w)] + t[lw_mirror(x + 2 * s, w)]) + 4.0f * (t[lw_mirror(x - s, w)] + t[lw_mirror(x + s, w)])
                   + 6.0f * t[x]) * (1.0f / 16.0f);
     for (int x = lo; x < hi; x++)
         dst[x] = ((t[x - 2 * s] + t[x + 2 * s]) + 4.0f * (t[x - s] + t[x + s]) + 6.0f * t[x]) * (1.0f / 16.0f);
     for (int x = hi; x < w; x++)
-        dst[x] = ((t[mirror(x - 2 * s, w)] + t[mirror(x + 2 * s, w)]) + 4.0f * (t[mirror(x - s, w)] + t[mirror(x + s, w)])
+        dst[x] = ((t[lw_mirror(x - 2 * s, w)] + t[lw_mirror(x + 2 * s, w)]) + 4.0f * (t[lw_mirror(x - s, w)] + t[lw_mirror(x + s, w)])
                   + 6.0f * t[x]) * (1.0f / 16.0f);
 }
 
