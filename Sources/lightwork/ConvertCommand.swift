@@ -39,7 +39,7 @@ enum ConvertCommand {
         OptionSpec(name: "quiet", value: nil, help: "only errors", short: "q"),
         OptionSpec(name: "verbose", value: nil, help: "timings and notes per file", short: "v"),
         OptionSpec(name: "help", value: nil, help: "this text", short: "h"),
-    ] + BatchArguments.specs
+    ] + DevelopArguments.specs + BatchArguments.specs
 
     static let help = """
     Usage: lightwork convert [options] INPUT... -o OUTDIR
@@ -233,7 +233,7 @@ enum ConvertCommand {
                                         colorSpace: colorSpace, background: try p.value("background").map(parseColour) ?? SIMD3(1, 1, 1),
                                         stripMetadata: p.has("strip-metadata"), resize: try ExportArguments.resize(p))
         let naming = try ExportArguments.naming(p)
-        return ConvertSpec(look: look, decode: decode, export: export,
+        return ConvertSpec(look: look, decode: decode, develop: try DevelopArguments.settings(p, recipe: recipe.develop), export: export,
                            output: ConvertSpec.Output(directory: outputDirectory, name: naming.name ?? .standard, onExist: naming.onExist ?? onExist))
     }
 

@@ -25,6 +25,7 @@ public struct FileConverter: Sendable {
         decode.colorModel = spec.decode.colorModel
         decode.intent = spec.decode.intent
         decode.maxPixels = spec.decode.maxPixels
+        decode.develop = spec.develop
         decode.memoryLimit = memoryLimit
         decodeOptions = decode
         seedDigest = FileConverter.lookDigest(spec.settings)
@@ -90,6 +91,13 @@ public struct FileConverter: Sendable {
             entry.input.decisions = decoded.decisions
             entry.notes = decoded.notes
 
+            // The develop stage on the scene-referred image, before resizing (DevelopStage; nothing when all is off).
+            var develop = DevelopContext(kind: decoded.kind, metadata: decoded.metadata, details: decoded.details, engine: engine)
+            if let developed = try DevelopStage.run(.scene, settings: spec.develop, image: decoded.image, context: &develop) {
+                decoded.image = developed
+                entry.timings["develop"] = clock.lap()
+            }
+
             // Resized before the chain, so grain and dust sizes are relative to the output frame; the
             // full-size image is released as soon as the smaller one exists.
             if let resize = spec.export.resize {
@@ -101,6 +109,13 @@ public struct FileConverter: Sendable {
                     entry.notes.append(resize.keptNote(width: image.width, height: image.height))
                 }
             }
+
+            if let sharpened = try DevelopStage.run(.output, settings: spec.develop, image: decoded.image, context: &develop) {
+                decoded.image = sharpened
+                entry.timings["develop-output"] = clock.lap()
+            }
+            if !develop.decisions.isEmpty { entry.input.decisions = (entry.input.decisions ?? [:]).merging(develop.decisions) { $1 } }
+            entry.notes += develop.notes
 
             let export = spec.export
             let format = export.format

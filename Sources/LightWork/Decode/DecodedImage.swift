@@ -49,6 +49,8 @@ public struct DecodeOptions: Sendable, Codable, Equatable {
     public var memoryLimit: Int?
     /// How camera RGB becomes the working space (`--color-model`).
     public var colorModel: ColorModel = .dng
+    /// The develop settings; the decoder reads those of its decode-placement modules (white balance, highlights).
+    public var develop = DevelopSettings()
 
     public init() {}
 
