@@ -11,6 +11,7 @@
 // A 24-megapixel benchmark frame (not committed; any seed gives a slightly different file):
 //
 //   .build/release/lightwork-tools make-bench-dng -o /tmp/bench.dng --width 6000 --height 4000 --seed 7
+import CShims
 import Foundation
 import LightWork
 
@@ -23,6 +24,9 @@ let usage = """
                                       [--truth FILE.json] [--srgb-png FILE.png]
       lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels]
 
+      lightwork-tools make-tiny-pngs -o DIR --count N [--size 16]
+                                      N small 8-bit sRGB PNGs, each of its own colours, 1,000 to a subfolder
+                                      (make bench's batch-scaling inputs)
       lightwork-tools make-films [DIR]       film catalog + lookup images (default Profiles/films)
       lightwork-tools mutate-samples -o DIR [--seed S] [--count N] [FILE...]
                                       N (default 1000) damaged copies of FILEs (default: Samples/*.dng,
@@ -212,6 +216,42 @@ func mutateSamples(_ arguments: ArraySlice<String>) throws {
     FileHandle.standardError.write(Data("wrote \(written.count) mutated inputs from \(sources.count) source file(s) into \(output.path) (seed \(seed))\n".utf8))
 }
 
+/// `make-tiny-pngs`: many small PNGs that differ from each other (a gradient offset by the file's number), for
+/// timing the batch's per-file cost at 1,000 to 100,000 files.
+func makeTinyPNGs(_ arguments: ArraySlice<String>) throws {
+    var output: URL?, count = 0, size = 16
+    var rest = arguments
+    while let arg = rest.popFirst() {
+        guard let value = rest.popFirst() else { throw LightWorkError.usage("\(arg) needs a value") }
+        switch arg {
+        case "-o", "--output": output = URL(fileURLWithPath: value)
+        case "--count", "--size":
+            guard let n = Int(value), n > 0 else { throw LightWorkError.usage("\(arg) expects a positive whole number, not '\(value)'") }
+            if arg == "--count" { count = n } else { size = n }
+        default: throw LightWorkError.usage("unknown option '\(arg)'\n\(usage)")
+        }
+    }
+    guard let output, count > 0 else { throw LightWorkError.usage("make-tiny-pngs needs -o DIR and --count N\n\(usage)") }
+    var pixels = [UInt8](repeating: 0, count: size * size * 3)
+    var message = [CChar](repeating: 0, count: 256)
+    for i in 0..<count {
+        let folder = output.appendingPathComponent(String(format: "d%03d", i / 1000))
+        if i % 1000 == 0 { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        for y in 0..<size {
+            for x in 0..<size {
+                let p = 3 * (y * size + x)
+                pixels[p] = UInt8(truncatingIfNeeded: i &+ x * 16)
+                pixels[p + 1] = UInt8(truncatingIfNeeded: (i >> 8) &+ y * 16)
+                pixels[p + 2] = UInt8(truncatingIfNeeded: (i >> 16) &+ (x + y) * 8)
+            }
+        }
+        let url = folder.appendingPathComponent(String(format: "tiny-%06d.png", i))
+        guard lw_samplepng_write_srgb8(url.path, pixels, UInt32(size), UInt32(size), &message, message.count) == 0 else {
+            throw LightWorkError.writeFailed("\(url.path): \(String(cString: message))")
+        }
+    }
+}
+
 let arguments = CommandLine.arguments
 do {
     guard arguments.count >= 2 else { throw LightWorkError.usage(usage) }
@@ -220,6 +260,8 @@ do {
         try makeSample(SampleRequest(arguments: arguments.dropFirst(2), defaultWidth: 1536, defaultHeight: 1024), command: arguments[1])
     case "make-bench-dng":
         try makeSample(SampleRequest(arguments: arguments.dropFirst(2), defaultWidth: 6000, defaultHeight: 4000), command: arguments[1])
+    case "make-tiny-pngs":
+        try makeTinyPNGs(arguments.dropFirst(2))
     case "make-films":
         try FilmLookGenerator.run(directory: URL(fileURLWithPath: arguments.count > 2 ? arguments[2] : "Profiles/films"))
     case "bench":
