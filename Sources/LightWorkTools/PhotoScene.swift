@@ -82,17 +82,16 @@ struct PhotoScene: ScenePainter {
     }
 
     /// The pixel bounds of a region.
-    func pixelBounds(_ region: Region) -> PixelRect {
-        let (x, y, w, h) = region.bounds
-        let x0 = Int((x * Double(width)).rounded()), y0 = Int((y * Double(height)).rounded())
-        return PixelRect(x: x0, y: y0, w: Int(((x + w) * Double(width)).rounded()) - x0, h: Int(((y + h) * Double(height)).rounded()) - y0)
-    }
+    func pixelBounds(_ region: Region) -> PixelRect { pixels(region.bounds) }
 
     /// Where a measured region is sampled, in pixels.
-    func centre(_ region: Region) -> PixelRect {
-        let (x, y, w, h) = region.measure ?? region.bounds
-        let x0 = Int((x * Double(width)).rounded()), y0 = Int((y * Double(height)).rounded())
-        return PixelRect(x: x0, y: y0, w: max(1, Int((w * Double(width)).rounded())), h: max(1, Int((h * Double(height)).rounded())))
+    func centre(_ region: Region) -> PixelRect { pixels(region.measure ?? region.bounds) }
+
+    /// Fractions of the frame (x, y, w, h) in pixels, at least one a side.
+    func pixels(_ f: (Double, Double, Double, Double)) -> PixelRect {
+        let x0 = Int((f.0 * Double(width)).rounded()), y0 = Int((f.1 * Double(height)).rounded())
+        return PixelRect(x: x0, y: y0, w: max(1, Int(((f.0 + f.2) * Double(width)).rounded()) - x0),
+                         h: max(1, Int(((f.1 + f.3) * Double(height)).rounded()) - y0))
     }
 
     func renderRow(_ y: Int, palette: ScenePalette, r: UnsafeMutablePointer<Float>, g: UnsafeMutablePointer<Float>, b: UnsafeMutablePointer<Float>) {
@@ -130,12 +129,11 @@ struct PhotoScene: ScenePainter {
     /// The truth file: the light, and each measured region's CIELAB D50 and centre.
     struct Truth: Codable {
         struct Area: Codable { let name: String; let labD50: [Double]; let centre: PixelRect }
-        let version: Int
-        let scene: String
-        let width: Int
-        let height: Int
-        let sceneIlluminant: String
+        let version, width, height: Int
+        let scene, sceneIlluminant: String
+        /// The camera's response to the light (largest 1), as the DNG's AsShotNeutral.
         let asShotNeutral: [Double]
+        /// The share of the frame covered by glints brighter than the sensor clips.
         let specularShare: Double
         let areas: [Area]
     }
@@ -143,7 +141,7 @@ struct PhotoScene: ScenePainter {
     func truth(camera: SyntheticCamera) -> Truth {
         let n = camera.asShotNeutral
         let glints = regions.filter { $0.name == "specular" }.map { Double(pixelBounds($0).w * pixelBounds($0).h) * Double.pi / 4 }
-        return Truth(version: 1, scene: "photo", width: width, height: height, sceneIlluminant: camera.illuminant.rawValue,
+        return Truth(version: 1, width: width, height: height, scene: "photo", sceneIlluminant: camera.illuminant.rawValue,
                      asShotNeutral: [n.x, n.y, n.z], specularShare: glints.reduce(0, +) / Double(width * height),
                      areas: regions.filter(\.measured).map { Truth.Area(name: $0.name, labD50: [materials[$0.material].x, materials[$0.material].y, materials[$0.material].z], centre: centre($0)) })
     }

@@ -75,16 +75,16 @@ final class WhiteBalanceTests: XCTestCase {
             let kText = String(format: "%.0f:%+.1f", t.kelvin, t.tint)
             let k = patchDifference(try decode(dng, wb: kText).image, asShot, truth: truth)
             print(String(format: "wb %@ under %@: ΔE00 to as-shot mean %.4f max %.4f; %@: mean %.4f max %.4f", preset, light, p.mean, p.max, kText, k.mean, k.max))
-            // Measured max ≤ 0.02 (the presets are the lights' own chromaticities; K:tint rounds to 0.1 tint).
-            XCTAssertLessThan(p.max, 0.1, "\(preset) under \(light)")
-            XCTAssertLessThan(k.max, 0.5, "\(kText) under \(light)")
+            // Measured max 0.011 (preset) and 0.022 (K:tint, rounded to 1 K and 0.1 tint); the issue asks 0.5.
+            XCTAssertLessThan(p.max, 0.04, "\(preset) under \(light)")
+            XCTAssertLessThan(k.max, 0.08, "\(kText) under \(light)")
         }
         // LibRaw's colour path takes the same multipliers.
         let (dng, truthURL) = try generate("chart-A", ["--illuminant", "A"])
         let truth = try JSONDecoder().decode(SampleSceneTests.Truth.self, from: Data(contentsOf: truthURL))
         let libraw = patchDifference(try decode(dng, wb: "2856", colorModel: .libraw).image, try decode(dng, colorModel: .libraw).image, truth: truth)
         print(String(format: "wb 2856 under A, --color-model libraw: ΔE00 to as-shot mean %.4f max %.4f", libraw.mean, libraw.max))
-        XCTAssertLessThan(libraw.max, 0.5)
+        XCTAssertLessThan(libraw.max, 0.05, "measured 0.013")
         // Sanity: daylight white on a tungsten scene leaves it orange.
         let wrong = patchDifference(try decode(dng, wb: "6500").image, try decode(dng).image, truth: truth)
         print(String(format: "wb 6500 under A (wrong): ΔE00 to as-shot mean %.2f", wrong.mean))
@@ -126,7 +126,7 @@ final class WhiteBalanceTests: XCTestCase {
             let decoded = try decode(dng, wb: spot)
             let d = patchDifference(decoded.image, try decode(dng).image, truth: truth)
             print(String(format: "wb %@ on %@ (neutral 5): ΔE00 to as-shot mean %.4f max %.4f — %@", spot, name, d.mean, d.max, decoded.details["whiteBalance"] ?? ""))
-            XCTAssertLessThan(d.max, 0.5, name)
+            XCTAssertLessThan(d.max, 0.5, "\(name): measured 0.35 (sensor noise in a 256-cell spot), the issue's limit")
             // The wrong corner (the dark skin patch) does not.
             let skin = truth.patches[0].centre
             let off = try decode(dng, wb: String(format: "spot:%.4f,%.4f,0.01,0.01", Double(skin.x) / Double(truth.width), Double(skin.y) / Double(truth.height))).image
@@ -145,7 +145,7 @@ final class WhiteBalanceTests: XCTestCase {
             let asShot = try decode(dng).image
             let toAsShot = patchDifference(decoded.image, asShot, truth: truth)
             print(String(format: "wb auto, chart under %@: ΔE00 to truth mean %.3f max %.3f; to as-shot mean %.3f — %@", light, mean, e.max()!, toAsShot.mean, decoded.details["whiteBalance"] ?? ""))
-            XCTAssertLessThan(mean, 2, "chart under \(light)")
+            XCTAssertLessThan(mean, 0.3, "chart under \(light): measured 0.10 (the issue asks 2)")
         }
         for light in ["A", "D65", "F2", "D55"] {
             let (dng, truthURL) = try generate("photo-\(light)", ["--illuminant", light, "--scene", "photo"])
@@ -157,7 +157,7 @@ final class WhiteBalanceTests: XCTestCase {
             let mean = e.reduce(0, +) / Double(e.count)
             print(String(format: "wb auto, photo under %@: ΔE00 to truth mean %.3f max %.3f (as-shot mean %.3f) — %@", light, mean, e.max()!,
                          shot.reduce(0, +) / Double(shot.count), decoded.details["whiteBalance"] ?? ""))
-            XCTAssertLessThan(mean, 2, "photo under \(light)")
+            XCTAssertLessThan(mean, 2, "photo under \(light): measured 0.95, the issue's limit")
         }
     }
 
@@ -233,7 +233,8 @@ final class WhiteBalanceTests: XCTestCase {
         let grey = truth.patches[21].rect
         let spot = String(format: "spot:%.4f,%.4f,%.4f,%.4f", Double(grey.x + grey.w / 4) / Double(truth.width), Double(grey.y + grey.h / 4) / Double(truth.height),
                           Double(grey.w / 2) / Double(truth.width), Double(grey.h / 2) / Double(truth.height))
-        for (wb, limit) in [("tungsten", 0.01), (spot, 0.5), ("auto", 2.0)] {
+        // Measured means 0.0000, 0.13, 0.021.
+        for (wb, limit) in [("tungsten", 0.001), (spot, 0.4), ("auto", 0.08)] {
             let cast = paint(CIE.bradfordAdaptation(from: CIE.d50, to: CIE.illuminantA))
             var context = DevelopContext(kind: .rgb, metadata: ImageMetadata(), engine: EngineConfiguration(threads: 2))
             let out = try WhiteBalance.apply(try WhiteBalance.Setting(parsing: wb), to: cast, context: &context)
