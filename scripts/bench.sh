@@ -33,6 +33,7 @@ run "dcraw_emu -T -4 -o 1 -w -c 0 (reference)" dcraw_emu -T -4 -o 1 -w -c 0 "$DI
 REF=$LAST_SECS
 run "lightwork 16-bit TIFF, uncompressed" "$BIN" convert "$DIR/in/bench.dng" -o "$DIR/tiff" --quiet
 T1=$LAST_SECS
+run "lightwork 16-bit TIFF, --wb auto (its estimate's cost)" "$BIN" convert "$DIR/in/bench.dng" -o "$DIR/tiff-wb" --wb auto --quiet
 run "lightwork 16-bit TIFF, deflate" "$BIN" convert "$DIR/in/bench.dng" -o "$DIR/deflate" --compression deflate --quiet
 T2=$LAST_SECS
 run "lightwork 8-bit JPEG q92" "$BIN" convert "$DIR/in/bench.dng" -o "$DIR/jpeg" --format jpeg --quiet

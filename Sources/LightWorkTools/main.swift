@@ -17,7 +17,8 @@ import LightWork
 
 let usage = """
     usage:
-      lightwork-tools make-sample-dng -o FILE.dng [--width W --height H] [--seed N] [--illuminant D65|A]
+      lightwork-tools make-sample-dng -o FILE.dng [--width W --height H] [--seed N] [--illuminant D65|A|D50|D55|D75|F2]
+                                      [--scene chart|photo] [--underexpose STOPS]
                                       [--truth FILE.json] [--srgb-png FILE.png] [--compression none|ljpeg]
                                       [--cfa RGGB|BGGR|GRBG|GBRG] [--orientation 1..8] [--default-scale H:V]
       lightwork-tools make-bench-dng  -o FILE.dng [--width 6000 --height 4000] [--seed N] [--illuminant D65|A]
@@ -35,6 +36,9 @@ let usage = """
 
     make-*-dng write a synthetic RGGB DNG of a ColorChecker, a grey ramp and a zone plate with fine lines, of known colour.
     --compression ljpeg stores the raw data as lossless-JPEG tiles (DNG Compression 7; width and height multiples of 16).
+    --scene photo paints a landscape (sky, clouds, grass, a white house, a car with clipped glints) instead of the
+    chart; its truth file lists its flat areas. --underexpose darkens the raw data by STOPS with a normal exposure's
+    BaselineExposure (for exposure tests).
     make-sample-dng defaults to 1536 x 1024, make-bench-dng to 6000 x 4000; the seed defaults to 1.
     --cfa, --orientation (EXIF) and --default-scale (DNG DefaultScale: pixel aspect H/V, e.g. 2:1) change how the
     DNG stores the scene; a reader applying them sees it upright at W x H, so the truth file stays valid.
@@ -53,6 +57,10 @@ struct SampleRequest {
     var srgbPNG: URL?
     var compression = DNGWriter.Compression.none
     var layout = DNGLayout()
+    /// `chart` (the ColorChecker test chart) or `photo` (`PhotoScene`).
+    var scene = "chart"
+    /// Stops the raw data is darker than a normal exposure, with the BaselineExposure of a normal one.
+    var underexpose = 0.0
 
     /// Parses the options after the command name; throws `.usage` on any mistake, before touching a file.
     init(arguments: ArraySlice<String>, defaultWidth: Int, defaultHeight: Int) throws {
@@ -80,9 +88,17 @@ struct SampleRequest {
             case "--illuminant":
                 let text = try value(flag)
                 guard let i = SceneIlluminant.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) else {
-                    throw LightWorkError.usage("--illuminant expects D65 or A, not '\(text)'")
+                    throw LightWorkError.usage("--illuminant expects \(SceneIlluminant.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
                 }
                 illuminant = i
+            case "--scene":
+                let text = try value(flag)
+                guard ["chart", "photo"].contains(text) else { throw LightWorkError.usage("--scene expects chart or photo, not '\(text)'") }
+                scene = text
+            case "--underexpose":
+                let text = try value(flag)
+                guard let v = Double(text), (0...8).contains(v) else { throw LightWorkError.usage("--underexpose expects stops between 0 and 8, not '\(text)'") }
+                underexpose = v
             case "--truth": truth = URL(fileURLWithPath: try value(flag))
             case "--srgb-png": srgbPNG = URL(fileURLWithPath: try value(flag))
             case "--compression":
@@ -131,13 +147,20 @@ struct SampleRequest {
 func makeSample(_ request: SampleRequest, command: String) throws {
     let start = Date()
     let layout = SceneLayout(width: request.width, height: request.height, seed: request.seed)
-    let scene = SceneGenerator(layout: layout)
-    let camera = SyntheticCamera(illuminant: request.illuminant)
+    let photo = request.scene == "photo" ? PhotoScene(width: request.width, height: request.height, seed: request.seed) : nil
+    let scene: any ScenePainter = photo ?? SceneGenerator(layout: layout)
+    let camera = SyntheticCamera(illuminant: request.illuminant, underexposure: request.underexpose)
     let mosaic = CFAMosaic(scene: scene, camera: camera, seed: request.seed, layout: request.layout)
     try DNGWriter.write(mosaic, camera: camera, to: request.output!, compression: request.compression)
     var written = [request.output!.path]
     if let truth = request.truth {
-        try SceneTruth(layout: layout, camera: camera, seed: request.seed, generator: "lightwork-tools \(command)", storage: request.layout).write(to: truth)
+        if let photo {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(photo.truth(camera: camera)).write(to: truth, options: .atomic)
+        } else {
+            try SceneTruth(layout: layout, camera: camera, seed: request.seed, generator: "lightwork-tools \(command)", storage: request.layout).write(to: truth)
+        }
         written.append(truth.path)
     }
     if let png = request.srgbPNG {
