@@ -12,6 +12,7 @@ import Foundation
 public enum DevelopStage {
     /// Every module in the order it runs.
     public static let modules: [any DevelopModule.Type] = [
+        Highlights.self,
         Exposure.self,
     ]
 
