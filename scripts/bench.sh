@@ -52,6 +52,11 @@ run "lightwork JPEG -> 8-bit JPEG q92" "$BIN" convert "$DIR/rgb/bench.jpg" -o "$
 run "lightwork JPEG -> 16-bit TIFF" "$BIN" convert "$DIR/rgb/bench.jpg" -o "$DIR/rgb-tiff" --quiet
 
 echo
+echo "Develop: --highlights reconstruct against clip, per ${MP} MP decode (the bench DNG clips nowhere; the highlight scene's bands do)"
+"$TOOLS" make-highlight-dng -o "$DIR/in/highlights.dng" --truth "$DIR/in/highlights-truth.dng" --width $W --height $H 2>/dev/null
+"$TOOLS" bench --only highlights --raw "$DIR/in/bench.dng" --raw "$DIR/in/highlights.dng" | sed 's/^/  /'
+
+echo
 echo "The full filter chain on a 24 MP working image (every filter non-zero, a film at 80 %), decode and encode excluded"
 "$TOOLS" bench --only chain | sed 's/^/  /'
 

@@ -23,11 +23,13 @@ let usage = """
                                       [--cfa RGGB|BGGR|GRBG|GBRG] [--orientation 1..8] [--default-scale H:V]
       lightwork-tools make-bench-dng  -o FILE.dng [--width 6000 --height 4000] [--seed N] [--illuminant D65|A]
                                       [--truth FILE.json] [--srgb-png FILE.png]
-      lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels]
+      lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels|highlights]
 
       lightwork-tools make-tiny-pngs -o DIR --count N [--size 16]
                                       N small 8-bit sRGB PNGs, each of its own colours, 1,000 to a subfolder
                                       (make bench's batch-scaling inputs)
+      lightwork-tools make-highlight-dng -o CLIPPED.dng --truth TRUTH.dng [--width 480 --height 320] [--seed N]
+                                             bands pushed past white, and the same scene 2 EV darker (the truth)
       lightwork-tools make-films [DIR]       film catalog + lookup images (default Profiles/films)
       lightwork-tools mutate-samples -o DIR [--seed S] [--count N] [FILE...]
                                       N (default 1000) damaged copies of FILEs (default: Samples/*.dng,
@@ -44,6 +46,7 @@ let usage = """
     DNG stores the scene; a reader applying them sees it upright at W x H, so the truth file stays valid.
     bench times the full filter chain and the neutral render on a synthetic image (and decoding --raw FILE);
     --breakdown adds each filter's cost in a pass of its own and in cache (--only kernels: just the latter).
+    --only highlights times decoding each --raw FILE (repeatable) with --highlights clip and reconstruct.
     """
 
 /// What one run is asked to make.
@@ -175,7 +178,7 @@ func makeSample(_ request: SampleRequest, command: String) throws {
 
 /// `bench`: engine throughput on a synthetic frame, optionally a RAW decode.
 func runBenchmarks(_ arguments: ArraySlice<String>) throws {
-    var width = 6000, height = 4000, raw: URL?, breakdown = false, only: String?
+    var width = 6000, height = 4000, raw: URL?, raws: [URL] = [], breakdown = false, only: String?
     var engine = EngineConfiguration.detected
     var rest = arguments
     while let flag = rest.popFirst() {
@@ -185,7 +188,7 @@ func runBenchmarks(_ arguments: ArraySlice<String>) throws {
         case "--width": width = Int(value) ?? width
         case "--height": height = Int(value) ?? height
         case "--threads": engine = EngineConfiguration(threads: Int(value) ?? engine.threads)
-        case "--raw": raw = URL(fileURLWithPath: value)
+        case "--raw": raw = URL(fileURLWithPath: value); raws.append(URL(fileURLWithPath: value))
         case "--only": only = value
         default: throw LightWorkError.usage("unknown option '\(flag)'\n\(usage)")
         }
@@ -197,6 +200,7 @@ func runBenchmarks(_ arguments: ArraySlice<String>) throws {
         print(ChainBenchmark.kernels(width: width, height: height))
     }
     if only == nil || only == "neutral" { print(RenderBenchmark.neutral(width: width, height: height, engine: engine)) }
+    if only == "highlights" { print(try RenderBenchmark.highlights(urls: raws, engine: engine)); return }
     if let raw { print(try RenderBenchmark.decode(url: raw, engine: engine)) }
 }
 
@@ -285,6 +289,8 @@ do {
         try makeSample(SampleRequest(arguments: arguments.dropFirst(2), defaultWidth: 6000, defaultHeight: 4000), command: arguments[1])
     case "make-tiny-pngs":
         try makeTinyPNGs(arguments.dropFirst(2))
+    case "make-highlight-dng":
+        try HighlightScene.run(arguments.dropFirst(2))
     case "make-films":
         try FilmLookGenerator.run(directory: URL(fileURLWithPath: arguments.count > 2 ? arguments[2] : "Profiles/films"))
     case "bench":

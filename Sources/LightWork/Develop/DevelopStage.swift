@@ -13,6 +13,7 @@ public enum DevelopStage {
     /// Every module in the order it runs.
     public static let modules: [any DevelopModule.Type] = [
         WhiteBalance.self,
+        Highlights.self,
         Exposure.self,
     ]
 
