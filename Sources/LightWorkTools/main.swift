@@ -23,7 +23,7 @@ let usage = """
                                       [--cfa RGGB|BGGR|GRBG|GBRG] [--orientation 1..8] [--default-scale H:V]
       lightwork-tools make-bench-dng  -o FILE.dng [--width 6000 --height 4000] [--seed N] [--illuminant D65|A]
                                       [--truth FILE.json] [--srgb-png FILE.png]
-      lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels|highlights]
+      lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels|highlights|develop-geometry]
 
       lightwork-tools make-tiny-pngs -o DIR --count N [--size 16]
                                       N small 8-bit sRGB PNGs, each of its own colours, 1,000 to a subfolder
@@ -199,6 +199,7 @@ func runBenchmarks(_ arguments: ArraySlice<String>) throws {
         print(ChainBenchmark.breakdown(width: width, height: height, engine: engine))
         print(ChainBenchmark.kernels(width: width, height: height))
     }
+    if only == "develop-geometry" { print(try SharpenGeometryBenchmark.run(width: width, height: height, engine: engine)) }
     if only == nil || only == "neutral" { print(RenderBenchmark.neutral(width: width, height: height, engine: engine)) }
     if only == "highlights" { print(try RenderBenchmark.highlights(urls: raws, engine: engine)); return }
     if let raw { print(try RenderBenchmark.decode(url: raw, engine: engine)) }

@@ -4,8 +4,8 @@ import Foundation
 /// JPEG/PNG: their device RGB decoded to linear sRGB primaries). The modules, in order, declared once:
 ///
 ///     decode:  (inside RawDecoder)                                       → whiteBalance, highlights
-///     scene:   exposure                                                  → before resizing
-///     output:                                                            → after resizing
+///     scene:   sharpen · rotate · crop · aspect · exposure               → before resizing
+///     output:  outputSharpen                                             → after resizing
 ///
 /// Recipes' `develop` section, the CLI's flags, the spec and the manifest all read `modules`. A module that is off
 /// costs nothing; when every module of a placement is off the image is not even converted to float planes.
@@ -14,7 +14,12 @@ public enum DevelopStage {
     public static let modules: [any DevelopModule.Type] = [
         WhiteBalance.self,
         Highlights.self,
+        Sharpen.self,
+        Rotate.self,
+        Crop.self,
+        Aspect.self,
         Exposure.self,
+        OutputSharpen.self,
     ]
 
     /// The modules' names, in order.
