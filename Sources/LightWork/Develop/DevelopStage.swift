@@ -4,7 +4,7 @@ import Foundation
 /// JPEG/PNG: their device RGB decoded to linear sRGB primaries). The modules, in order, declared once:
 ///
 ///     decode:  (inside RawDecoder)                                       → whiteBalance, highlights
-///     scene:   exposure                                                  → before resizing
+///     scene:   exposure · tone                                           → before resizing
 ///     output:                                                            → after resizing
 ///
 /// Recipes' `develop` section, the CLI's flags, the spec and the manifest all read `modules`. A module that is off
@@ -13,6 +13,7 @@ public enum DevelopStage {
     /// Every module in the order it runs.
     public static let modules: [any DevelopModule.Type] = [
         Exposure.self,
+        Tone.self,
     ]
 
     /// The modules' names, in order.
