@@ -21,9 +21,12 @@ let usage = """
                                       [--cfa RGGB|BGGR|GRBG|GBRG] [--orientation 1..8] [--default-scale H:V]
       lightwork-tools make-bench-dng  -o FILE.dng [--width 6000 --height 4000] [--seed N] [--illuminant D65|A]
                                       [--truth FILE.json] [--srgb-png FILE.png]
-      lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels]
+      lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels|develop]
 
       lightwork-tools make-films [DIR]       film catalog + lookup images (default Profiles/films)
+      lightwork-tools image-stats FILE...    each file's mean grey (mean R, G, B sample, 8-bit scale)
+      lightwork-tools contact-sheet -o OUT.png [--columns N] [--tile W:H] FILE...
+                                      the files side by side in rows of N, each fitted to a W x H cell
       lightwork-tools mutate-samples -o DIR [--seed S] [--count N] [FILE...]
                                       N (default 1000) damaged copies of FILEs (default: Samples/*.dng,
                                       Samples/scene-srgb.png and ../shared/samples raw/ and rgb/ when present)
@@ -35,7 +38,8 @@ let usage = """
     --cfa, --orientation (EXIF) and --default-scale (DNG DefaultScale: pixel aspect H/V, e.g. 2:1) change how the
     DNG stores the scene; a reader applying them sees it upright at W x H, so the truth file stays valid.
     bench times the full filter chain and the neutral render on a synthetic image (and decoding --raw FILE);
-    --breakdown adds each filter's cost in a pass of its own and in cache (--only kernels: just the latter).
+    --breakdown adds each filter's cost in a pass of its own and in cache (--only kernels: just the latter);
+    --only develop times each develop module and the whole develop stage with every module on.
     """
 
 /// What one run is asked to make.
@@ -170,6 +174,7 @@ func runBenchmarks(_ arguments: ArraySlice<String>) throws {
         print(ChainBenchmark.kernels(width: width, height: height))
     }
     if only == nil || only == "neutral" { print(RenderBenchmark.neutral(width: width, height: height, engine: engine)) }
+    if only == "develop" { print(try DevelopBenchmark.run(width: width, height: height, engine: engine)) }
     if let raw { print(try RenderBenchmark.decode(url: raw, engine: engine)) }
 }
 
@@ -224,6 +229,10 @@ do {
         try FilmLookGenerator.run(directory: URL(fileURLWithPath: arguments.count > 2 ? arguments[2] : "Profiles/films"))
     case "bench":
         try runBenchmarks(arguments.dropFirst(2))
+    case "image-stats":
+        try ImageTools.stats(arguments.dropFirst(2))
+    case "contact-sheet":
+        try ImageTools.contactSheet(arguments.dropFirst(2))
     case "mutate-samples":
         try mutateSamples(arguments.dropFirst(2))
     case "unlock-keygen":

@@ -179,7 +179,7 @@ final class ToneTests: XCTestCase {
             print(String(format: "tone mean grey %@: linear %.1f, standard %.1f, filmic %.1f; darktable-cli default %.1f",
                          sample.file, grey["linear"]!, grey["standard"]!, grey["filmic"]!, sample.darktable))
             XCTAssertEqual(grey["linear"]!, sample.linear, accuracy: 0.2, "linear is the colorimetric render")
-            // Measured 136.5 and 84.2 (2.1 and 5.1 from darktable): the darker photograph keeps more shadow than darktable's.
+            // Measured 138.2 and 84.1 (3.8 above and 5.2 below darktable): the darker photograph keeps more shadow than darktable's.
             XCTAssertEqual(grey["standard"]!, sample.darktable, accuracy: 8, "standard is about as bright as darktable's default")
             XCTAssertGreaterThan(grey["filmic"]!, grey["linear"]!, "filmic lifts the shadows")
         }
