@@ -64,6 +64,9 @@ echo
 echo "Develop: sharpening and geometry modules, each alone on a 24 MP linear image"
 "$TOOLS" bench --only develop-geometry | sed 's/^/  /'
 
+echo "The develop stage on a 24 MP image: each module at a typical setting, then every module on (two threads)"
+"$TOOLS" bench --only develop --threads 2 | sed 's/^/  /'
+
 # ---------------------------------------------------------------------------------------------------------
 # Batch: 8 different 24 MP DNGs -> 16-bit TIFF through the full film chain (a recipe), LightWork's worker
 # processes (--jobs = cores) beside dcraw_emu run two at a time over the same files (no film chain).

@@ -23,7 +23,7 @@ let usage = """
                                       [--cfa RGGB|BGGR|GRBG|GBRG] [--orientation 1..8] [--default-scale H:V]
       lightwork-tools make-bench-dng  -o FILE.dng [--width 6000 --height 4000] [--seed N] [--illuminant D65|A]
                                       [--truth FILE.json] [--srgb-png FILE.png]
-      lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels|highlights|develop-geometry]
+      lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels|highlights|develop-geometry|develop]
 
       lightwork-tools make-tiny-pngs -o DIR --count N [--size 16]
                                       N small 8-bit sRGB PNGs, each of its own colours, 1,000 to a subfolder
@@ -31,6 +31,9 @@ let usage = """
       lightwork-tools make-highlight-dng -o CLIPPED.dng --truth TRUTH.dng [--width 480 --height 320] [--seed N]
                                              bands pushed past white, and the same scene 2 EV darker (the truth)
       lightwork-tools make-films [DIR]       film catalog + lookup images (default Profiles/films)
+      lightwork-tools image-stats FILE...    each file's mean grey (mean R, G, B sample, 8-bit scale)
+      lightwork-tools contact-sheet -o OUT.png [--columns N] [--tile W:H] FILE...
+                                      the files side by side in rows of N, each fitted to a W x H cell
       lightwork-tools mutate-samples -o DIR [--seed S] [--count N] [FILE...]
                                       N (default 1000) damaged copies of FILEs (default: Samples/*.dng,
                                       Samples/scene-srgb.png and ../shared/samples raw/ and rgb/ when present)
@@ -45,8 +48,9 @@ let usage = """
     --cfa, --orientation (EXIF) and --default-scale (DNG DefaultScale: pixel aspect H/V, e.g. 2:1) change how the
     DNG stores the scene; a reader applying them sees it upright at W x H, so the truth file stays valid.
     bench times the full filter chain and the neutral render on a synthetic image (and decoding --raw FILE);
-    --breakdown adds each filter's cost in a pass of its own and in cache (--only kernels: just the latter).
+    --breakdown adds each filter's cost in a pass of its own and in cache (--only kernels: just the latter);
     --only highlights times decoding each --raw FILE (repeatable) with --highlights clip and reconstruct.
+    --only develop times each develop module and the whole develop stage with every module on.
     """
 
 /// What one run is asked to make.
@@ -202,6 +206,7 @@ func runBenchmarks(_ arguments: ArraySlice<String>) throws {
     if only == "develop-geometry" { print(try SharpenGeometryBenchmark.run(width: width, height: height, engine: engine)) }
     if only == nil || only == "neutral" { print(RenderBenchmark.neutral(width: width, height: height, engine: engine)) }
     if only == "highlights" { print(try RenderBenchmark.highlights(urls: raws, engine: engine)); return }
+    if only == "develop" { print(try DevelopBenchmark.run(width: width, height: height, engine: engine)) }
     if let raw { print(try RenderBenchmark.decode(url: raw, engine: engine)) }
 }
 
@@ -296,6 +301,10 @@ do {
         try FilmLookGenerator.run(directory: URL(fileURLWithPath: arguments.count > 2 ? arguments[2] : "Profiles/films"))
     case "bench":
         try runBenchmarks(arguments.dropFirst(2))
+    case "image-stats":
+        try ImageTools.stats(arguments.dropFirst(2))
+    case "contact-sheet":
+        try ImageTools.contactSheet(arguments.dropFirst(2))
     case "mutate-samples":
         try mutateSamples(arguments.dropFirst(2))
     case "unlock-keygen":

@@ -4,7 +4,7 @@ import Foundation
 /// JPEG/PNG: their device RGB decoded to linear sRGB primaries). The modules, in order, declared once:
 ///
 ///     decode:  (inside RawDecoder)                                       → whiteBalance, highlights
-///     scene:   sharpen · rotate · crop · aspect · exposure               → before resizing
+///     scene:   sharpen · rotate · crop · aspect · exposure · tone        → before resizing
 ///     output:  outputSharpen                                             → after resizing
 ///
 /// Recipes' `develop` section, the CLI's flags, the spec and the manifest all read `modules`. A module that is off
@@ -19,6 +19,7 @@ public enum DevelopStage {
         Crop.self,
         Aspect.self,
         Exposure.self,
+        Tone.self,
         OutputSharpen.self,
     ]
 
