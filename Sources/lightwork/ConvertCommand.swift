@@ -98,12 +98,17 @@ enum ConvertCommand {
             return 2
         }
         let output = converter.outputDirectory
+        // One writer per folder, taken before the previous runs' records are read: a run that waited plans on what
+        // the one before it finished.
+        guard let lock = BatchArguments.lockOutput(parsed, folder: output, shard: batch.shard, command: "convert") else { return 2 }
+        defer { withExtendedLifetime(lock) {} }
         let console = Console(mode: parsed.has("quiet") ? .quiet : parsed.has("verbose") ? .verbose : .normal, json: parsed.has("json"))
         // Outputs an earlier run recorded here are this export's own (see CollisionPolicy): this run's manifest,
         // those of other shard splits or a whole run in the same folder, and the outputs an interrupted run
         // announced before writing them.
-        let previous = ManifestStore.previousRuns(first: manifestURL, in: output)
-        let plan = BatchPlanner.plan(paths: parsed.positionals, rules: rules, outputDirectory: output, previous: previous,
+        var previousRuns = ResumeIndex.load(ResumeIndex.candidates(first: manifestURL, in: output))
+        let plan = BatchPlanner.plan(paths: parsed.positionals, rules: rules, outputDirectory: output,
+                                     previous: previousRuns.compactMap { try? $0.manifest.get() },
                                      intents: OutputIntents.all(first: manifestURL, in: output))
         if plan.jobs.isEmpty {
             console.error(plan.excluded > 0 ? "none of the \(plan.excluded) image(s) found matches --include/--exclude"
@@ -114,6 +119,8 @@ enum ConvertCommand {
         let fitted = BatchArguments.fitted(batch, files: toConvert, parsed)
         let runner = BatchRunner(converter: converter, manifestURL: manifestURL, configuration: fitted)
         runner.onNotice = { console.info($0) }
+        runner.previousRuns = previousRuns     // resume indexes what the plan read: each manifest is decoded once
+        previousRuns = []
         var meter = ProgressMeter(total: plan.jobs.count)
         var manifestFailed = false
         let manifest = runner.run(plan.jobs, onEvent: { event in

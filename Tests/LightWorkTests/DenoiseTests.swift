@@ -205,7 +205,7 @@ final class DenoiseTests: XCTestCase {
         for y in y0..<(y0 + rh) {
             for x in x0..<(x0 + rw) { let i = y * image.width + x; values.append((image.r[i] + image.g[i] + image.b[i]) / 3) }
         }
-        return SlantedEdge.mtf50(values, width: rw, height: rh)
+        return NoisyEdgeMTF.mtf50(values, width: rw, height: rh)
     }
 
     static func copy(_ image: PlanarImage) -> PlanarImage {

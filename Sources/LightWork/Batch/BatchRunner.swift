@@ -31,6 +31,9 @@ public final class BatchRunner: @unchecked Sendable {
     public private(set) var neverStarted = 0
     /// Lines worth telling the user (resume decisions, temporaries removed, interruption).
     public var onNotice: (String) -> Void = { _ in }
+    /// The output folder's manifests as the plan read them (`ResumeIndex.load` of `ResumeIndex.candidates`); nil:
+    /// the run reads them itself.
+    public var previousRuns: [(url: URL, manifest: Result<Manifest, Error>)]?
 
     private let store: ManifestStore
 
@@ -70,8 +73,9 @@ public final class BatchRunner: @unchecked Sendable {
 
         let resume = configuration.force
             ? ResumeIndex(reason: nil)
-            : ResumeIndex(manifestURLs: ResumeIndex.candidates(first: manifestURL, in: outputDirectory),
+            : ResumeIndex(previousRuns: previousRuns ?? ResumeIndex.load(ResumeIndex.candidates(first: manifestURL, in: outputDirectory)),
                           settingsDigest: store.settingsDigest, toolVersion: store.manifest.tool.version)
+        previousRuns = nil
         if let reason = resume.unusableReason { onNotice(reason) }
 
         let scheduler = JobScheduler(configuration: configuration, converter: converter)
@@ -106,7 +110,15 @@ public final class BatchRunner: @unchecked Sendable {
         var queue: [WorkerJob] = []
         for s in selected {
             if let output = s.job.outputPath {
-                queue.append(WorkerJob(index: s.index, item: s.job.item, output: output, notes: s.job.notes, previous: resume.previous(for: s.job.item)))
+                let previous = resume.previous(for: s.job.item)
+                // Resume in a stat: an input and output unchanged since the previous run recorded them are not read
+                // (nor sent to a worker); --verify, or any difference, leaves the SHA-256 check to the worker.
+                if !configuration.verify, let previous,
+                   let trusted = ResumeIndex.trustedEntry(previous: previous, item: s.job.item, output: output, outputDirectory: outputDirectory) {
+                    record(s.index, s.job.item, trusted)
+                    continue
+                }
+                queue.append(WorkerJob(index: s.index, item: s.job.item, output: output, notes: s.job.notes, previous: previous))
             } else if let planned = s.job.entry {
                 record(s.index, s.job.item, planned)   // skipped or failed by the plan (pair partner, collision, existing file)
             }
