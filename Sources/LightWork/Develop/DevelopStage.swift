@@ -4,7 +4,7 @@ import Foundation
 /// JPEG/PNG: their device RGB decoded to linear sRGB primaries). The modules, in order, declared once:
 ///
 ///     decode:  (inside RawDecoder)                                       → whiteBalance, highlights
-///     scene:   exposure                                                  → before resizing
+///     scene:   lens, exposure                                                → before resizing
 ///     output:                                                            → after resizing
 ///
 /// Recipes' `develop` section, the CLI's flags, the spec and the manifest all read `modules`. A module that is off
@@ -12,6 +12,7 @@ import Foundation
 public enum DevelopStage {
     /// Every module in the order it runs.
     public static let modules: [any DevelopModule.Type] = [
+        LensCorrection.self,
         Exposure.self,
     ]
 
