@@ -50,6 +50,10 @@ echo
 echo "The full filter chain on a 24 MP working image (every filter non-zero, a film at 80 %), decode and encode excluded"
 "$TOOLS" bench --only chain | sed 's/^/  /'
 
+echo
+echo "Develop modules on a 24 MP working image (float planes in and out excluded)"
+"$TOOLS" bench --only develop | sed 's/^/  /'
+
 # ---------------------------------------------------------------------------------------------------------
 # Batch: 8 different 24 MP DNGs -> 16-bit TIFF through the full film chain (a recipe), LightWork's worker
 # processes (--jobs = cores) beside dcraw_emu run two at a time over the same files (no film chain).

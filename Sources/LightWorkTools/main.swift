@@ -21,7 +21,7 @@ let usage = """
                                       [--cfa RGGB|BGGR|GRBG|GBRG] [--orientation 1..8] [--default-scale H:V]
       lightwork-tools make-bench-dng  -o FILE.dng [--width 6000 --height 4000] [--seed N] [--illuminant D65|A]
                                       [--truth FILE.json] [--srgb-png FILE.png]
-      lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels]
+      lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels|develop]
 
       lightwork-tools make-films [DIR]       film catalog + lookup images (default Profiles/films)
       lightwork-tools mutate-samples -o DIR [--seed S] [--count N] [FILE...]
@@ -171,6 +171,7 @@ func runBenchmarks(_ arguments: ArraySlice<String>) throws {
         print(ChainBenchmark.kernels(width: width, height: height))
     }
     if only == nil || only == "neutral" { print(RenderBenchmark.neutral(width: width, height: height, engine: engine)) }
+    if only == nil || only == "develop" { print(try LensBenchmark.run(width: width, height: height, engine: engine)) }
     if let raw { print(try RenderBenchmark.decode(url: raw, engine: engine)) }
 }
 

@@ -194,7 +194,7 @@ public final class LensDatabase: @unchecked Sendable {
         _ = try loaded()
         switch best(lenses(camera: camera, name: query).isEmpty ? lenses(camera: nil, name: query) : lenses(camera: camera, name: query)) {
         case .found(let l): return l
-        case .none(let why): throw LightWorkError.usage("--lens \(query): \(why) in lensfun's database (list them with: lensfun --list-lenses, or see /usr/share/lensfun)")
+        case .none(let why): throw LightWorkError.usage("--lens \(query): \(why) in lensfun's database (its lenses: /usr/share/lensfun/version_1/*.xml)")
         }
     }
 
@@ -238,9 +238,12 @@ public final class LensDatabase: @unchecked Sendable {
     private func best(_ all: [UnsafePointer<lfLens>]) -> Match {
         guard let first = all.first else { return .none("no lens matches") }
         let name = Self.name(of: first)
-        let ties = all.filter { $0.pointee.Score == first.pointee.Score && Self.name(of: $0) != name }
+        var ties: [String] = []
+        for l in all where l.pointee.Score == first.pointee.Score && !ties.contains(Self.name(of: l)) && Self.name(of: l) != name {
+            ties.append(Self.name(of: l))
+        }
         if !ties.isEmpty {
-            return .none("ambiguous: \(([first] + ties.prefix(3)).map { "\"\(Self.name(of: $0))\"" }.joined(separator: ", "))")
+            return .none("ambiguous: \(([name] + ties.prefix(3)).map { "\"\($0)\"" }.joined(separator: ", "))")
         }
         return .found(first)
     }
