@@ -8,9 +8,19 @@ public enum DevelopBenchmark {
     /// A typical setting per module, by descriptor name: what `make bench` times. A module missing here fails the
     /// benchmark (so a new module cannot go unmeasured).
     public static let typical: [String: String] = [
+        // Decode-placement modules work inside the RAW decode (their cost is in the decode lines of make bench).
+        "whiteBalance": "camera",
+        "highlights": "clip",
         "denoise": "auto",
+        // No lens metadata on the synthetic image: `auto` finds none (LensBenchmark times a real correction).
+        "lens": "auto",
+        "sharpen": "1",
+        "rotate": "2",
+        "crop": "0.05,0.05,0.9,0.9",
+        "aspect": "3:2",
         "exposure": "+0.5",
         "tone": "standard",
+        "outputSharpen": "0.5",
     ]
 
     public static func run(width: Int, height: Int, repeats: Int = 3, engine: EngineConfiguration) throws -> String {

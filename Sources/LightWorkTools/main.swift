@@ -39,6 +39,7 @@ let usage = """
                                       N (default 1000) damaged copies of FILEs (default: Samples/*.dng,
                                       Samples/scene-srgb.png and ../shared/samples raw/ and rgb/ when present)
     \(UnlockSigner.usage)
+    \(LensGrid.usage)
 
     make-*-dng write a synthetic RGGB DNG of a ColorChecker, a grey ramp and a zone plate with fine lines, of known colour.
     --compression ljpeg stores the raw data as lossless-JPEG tiles (DNG Compression 7; width and height multiples of 16).
@@ -217,6 +218,7 @@ func runBenchmarks(_ arguments: ArraySlice<String>) throws {
     if only == nil || only == "neutral" { print(RenderBenchmark.neutral(width: width, height: height, engine: engine)) }
     if only == "highlights" { print(try RenderBenchmark.highlights(urls: raws, engine: engine)); return }
     if only == "develop" { print(try DevelopBenchmark.run(width: width, height: height, engine: engine)) }
+    if only == "develop" { print(try LensBenchmark.run(width: width, height: height, engine: engine)) }
     if let raw { print(try RenderBenchmark.decode(url: raw, engine: engine)) }
 }
 
@@ -307,6 +309,10 @@ do {
         try makeTinyPNGs(arguments.dropFirst(2))
     case "make-highlight-dng":
         try HighlightScene.run(arguments.dropFirst(2))
+    case "make-lens-grid-dng":
+        try LensGrid.make(arguments.dropFirst(2))
+    case "measure-lens-grid":
+        try LensGrid.measure(arguments.dropFirst(2))
     case "make-films":
         try FilmLookGenerator.run(directory: URL(fileURLWithPath: arguments.count > 2 ? arguments[2] : "Profiles/films"))
     case "bench":

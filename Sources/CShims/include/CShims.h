@@ -8,6 +8,7 @@
 #include "lw_jpeg.h"
 #include "lw_jpegdec.h"
 #include "lw_lcms.h"
+#include "lw_lens.h"
 #include "lw_png.h"
 #include "lw_pngdec.h"
 #include "lw_samplepng.h"

@@ -4,7 +4,7 @@ import Foundation
 /// JPEG/PNG: their device RGB decoded to linear sRGB primaries). The modules, in order, declared once:
 ///
 ///     decode:  (inside RawDecoder)                                       → whiteBalance, highlights
-///     scene:   denoise · sharpen · rotate · crop · aspect · exposure · tone  → before resizing
+///     scene:   denoise · lens · sharpen · rotate · crop · aspect · exposure · tone → before resizing
 ///     output:  outputSharpen                                             → after resizing
 ///
 /// Recipes' `develop` section, the CLI's flags, the spec and the manifest all read `modules`. A module that is off
@@ -15,6 +15,7 @@ public enum DevelopStage {
         WhiteBalance.self,
         Highlights.self,
         Denoise.self,
+        LensCorrection.self,
         Sharpen.self,
         Rotate.self,
         Crop.self,
