@@ -97,3 +97,14 @@ printf "  ratio dcraw_emu / lightwork: wall time %.2fx, CPU time %.2fx  (>= 1: L
 echo "  re-run of the same command (everything skipped): $(
   s=$(date +%s.%N); "$BIN" convert "$DIR/batch" -o "$DIR/batch-out" --recipe Samples/recipes/harbour-evening.json \
     --format tiff16 --quiet >/dev/null 2>&1; e=$(date +%s.%N); awk "BEGIN{printf \"%.2f s\", $e-$s}")"
+
+# ---------------------------------------------------------------------------------------------------------
+# The ledger: `manifest merge` of the ledgers 100 shard tasks of 1,000 files each leave (docs/batch.md).
+echo
+echo "Ledger: manifest merge of 100 shards x 1,000 entries"
+"$TOOLS" make-shard-ledgers -o "$DIR/merge" --shards 100 --entries 1000 2>/dev/null
+/usr/bin/time -f "%e %M" -o "$DIR/time.txt" "$BIN" manifest merge "$DIR/merge" --shards 100 -o "$DIR/merge/manifest.json" \
+  >/dev/null 2>"$DIR/stderr.txt" || { echo "manifest merge failed:"; cat "$DIR/stderr.txt"; exit 1; }
+read -r secs kib < "$DIR/time.txt"
+printf "  %-46s %6.2f s  peak RSS %5.0f MiB  (%d entries merged)\n" "lightwork manifest merge, 100 x 1,000 entries" "$secs" \
+  "$(awk "BEGIN{print $kib/1024}")" "$(grep -c '"relativePath"' "$DIR/merge/manifest.json")"

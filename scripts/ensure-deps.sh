@@ -21,6 +21,7 @@ check libtiff-4 libtiff-dev
 check libjpeg libjpeg62-turbo-dev
 check libpng16 libpng-dev
 check libsodium libsodium-dev
+check sqlite3 libsqlite3-dev
 if [ "$want_bench" = 1 ]; then
   command -v dcraw_emu >/dev/null 2>&1 || missing+=(libraw-bin)
   command -v /usr/bin/time >/dev/null 2>&1 || missing+=(time)

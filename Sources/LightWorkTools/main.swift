@@ -27,6 +27,7 @@ let usage = """
       lightwork-tools mutate-samples -o DIR [--seed S] [--count N] [FILE...]
                                       N (default 1000) damaged copies of FILEs (default: Samples/*.dng,
                                       Samples/scene-srgb.png and ../shared/samples raw/ and rgb/ when present)
+      lightwork-tools make-shard-ledgers -o DIR [--shards N] [--entries M]   the ledgers N shards leave (make bench: manifest merge)
     \(UnlockSigner.usage)
 
     make-*-dng write a synthetic RGGB DNG of a ColorChecker, a grey ramp and a zone plate with fine lines, of known colour.
@@ -226,6 +227,8 @@ do {
         try runBenchmarks(arguments.dropFirst(2))
     case "mutate-samples":
         try mutateSamples(arguments.dropFirst(2))
+    case "make-shard-ledgers":
+        try ShardLedgers.run(arguments.dropFirst(2))
     case "unlock-keygen":
         try UnlockSigner.keygen(arguments.dropFirst(2))
     case "sign-unlock":
