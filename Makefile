@@ -19,7 +19,14 @@ FUZZ_TEST_SECONDS ?= 12
 FUZZ_TARGETS      ?=
 HOSTILE_COUNT     ?= 3000
 
-.PHONY: all deps build run test fuzz bench samples films filters clean help
+.PHONY: all deps build run test fuzz bench samples films filters clean help portable man install deb
+
+# Installing (make install PREFIX=/usr/local, make deb): a portable binary with the Swift runtime linked in
+# statically, built apart from the development build so neither invalidates the other.
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+PORTABLE_BIN := .build/portable/release/lightwork
+PKG        ?= build/package
 
 all: build
 
@@ -28,6 +35,8 @@ help:
 	@echo "make test   install deps (with Chromium, Slurm and exiftool for the integration tests), build, run the whole test suite and each fuzz target briefly"
 	@echo "make fuzz   every parser under libFuzzer for FUZZ_SECONDS each, then HOSTILE_COUNT damaged files in one batch"
 	@echo "make bench  speed and memory against dcraw_emu (prints figures and ratios)"
+	@echo "make install PREFIX=/usr/local [DESTDIR=]  the portable binary, data, man pages, completion, systemd unit"
+	@echo "make deb    build/package/lightwork_VERSION_ARCH.deb (runs on Debian 12 without a Swift toolchain)"
 	@echo "make samples regenerate Samples/ (DNG scene, truth, sRGB PNG)"
 	@echo "make films  regenerate Profiles/films (catalog and lookup images) from FilmLookDesign"
 	@echo "make filters regenerate Profiles/filters.json from the filters' descriptors (a test holds them equal)"
@@ -67,5 +76,33 @@ bench: build
 	@scripts/ensure-deps.sh --bench
 	@scripts/bench.sh $(CONFIG)
 
+# Any x86-64 (no -target-cpu native) and no Swift toolchain needed where it runs.
+portable: deps
+	@scripts/ensure-deps.sh --package
+	$(SWIFT) build -c release --static-swift-stdlib --product lightwork --build-path .build/portable
+
+man: portable
+	scripts/make-man.sh $(PORTABLE_BIN) build/man
+
+install: portable man
+	install -Dm755 -s $(PORTABLE_BIN) $(DESTDIR)$(PREFIX)/bin/lightwork
+	mkdir -p $(DESTDIR)$(PREFIX)/share/lightwork
+	cp -R Profiles Samples $(DESTDIR)$(PREFIX)/share/lightwork/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m644 build/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions
+	$(PORTABLE_BIN) completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/lightwork
+	$(PORTABLE_BIN) completion zsh > $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_lightwork
+	install -d $(DESTDIR)$(if $(filter /usr,$(PREFIX)),,$(PREFIX))/lib/systemd/system
+	sed 's|/usr/local/bin/lightwork|$(PREFIX)/bin/lightwork|' contrib/systemd/lightwork-watch.service \
+	  > $(DESTDIR)$(if $(filter /usr,$(PREFIX)),,$(PREFIX))/lib/systemd/system/lightwork-watch.service
+	@echo "installed under $(DESTDIR)$(PREFIX)"
+
+deb: portable
+	@rm -rf $(PKG)/root
+	$(MAKE) install PREFIX=/usr DESTDIR=$(CURDIR)/$(PKG)/root
+	scripts/make-deb.sh $(PKG)/root $(PKG)
+	lintian --fail-on error $(PKG)/lightwork_*.deb
+
 clean:
-	rm -rf .build $(OUT) bench-out
+	rm -rf .build $(OUT) bench-out build

@@ -7,9 +7,10 @@
 # pkg-config or PATH cannot find.
 set -euo pipefail
 
-want_bench=0 want_test=0
+want_bench=0 want_test=0 want_package=0
 [ "${1:-}" = "--bench" ] && want_bench=1
 [ "${1:-}" = "--test" ] && want_test=1
+[ "${1:-}" = "--package" ] && want_package=1
 
 missing=()
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
@@ -35,6 +36,18 @@ if [ "$want_test" = 1 ]; then
   # The LibRaw cross-check and RawGeometryTests compare with dcraw_emu and make DNG variants with exiftool.
   command -v dcraw_emu >/dev/null 2>&1 || missing+=(libraw-bin)
   command -v exiftool >/dev/null 2>&1 || missing+=(libimage-exiftool-perl)
+  # CompletionTests checks the zsh completion script with zsh -n.
+  command -v zsh >/dev/null 2>&1 || missing+=(zsh)
+fi
+
+# make install / make deb (and the package test, which runs them): man pages from --help, Debian's packaging
+# tools, and debootstrap for the fresh Debian 12 root the package is installed into.
+if [ "$want_package" = 1 ] || [ "$want_test" = 1 ]; then
+  command -v help2man >/dev/null 2>&1 || missing+=(help2man)
+  command -v dpkg-shlibdeps >/dev/null 2>&1 || missing+=(dpkg-dev)
+  command -v lintian >/dev/null 2>&1 || missing+=(lintian)
+  command -v objdump >/dev/null 2>&1 || missing+=(binutils)
+  command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

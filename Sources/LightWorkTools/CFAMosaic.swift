@@ -43,15 +43,15 @@ struct CFAMosaic: Sendable {
     let layout: DNGLayout
 
     /// Renders the scene as `camera` records it: raw response + black level + seeded noise, quantised and clipped.
-    init(scene: SceneGenerator, camera: SyntheticCamera, seed: UInt64, layout: DNGLayout = DNGLayout()) {
-        let w = scene.layout.width, h = scene.layout.height
+    init(scene: any ScenePainter, camera: SyntheticCamera, seed: UInt64, layout: DNGLayout = DNGLayout()) {
+        let w = scene.width, h = scene.height
         guard let (sw, sh) = layout.storedSize(width: w, height: h) else {
             preconditionFailure("DNGLayout.storedSize must be checked before rendering")
         }
         width = sw
         height = sh
         self.layout = layout
-        let palette = ScenePalette(scene.layout.materials.map(camera.rawResponse(lab:)))
+        let palette = ScenePalette(scene.materials.map(camera.rawResponse(lab:)))
         let black = Float(SyntheticCamera.blackLevel), white = Float(SyntheticCamera.whiteLevel)
         let sigma = SyntheticCamera.noiseSigma
         let pattern = layout.cfa.pattern.map(Int.init)
@@ -94,9 +94,9 @@ private final class SceneFrame: @unchecked Sendable {
     let height: Int
     let planes: [Float]
 
-    init(scene: SceneGenerator, palette: ScenePalette) {
-        width = scene.layout.width
-        height = scene.layout.height
+    init(scene: any ScenePainter, palette: ScenePalette) {
+        width = scene.width
+        height = scene.height
         let (w, h) = (width, height)
         planes = [Float](unsafeUninitializedCapacity: 3 * w * h) { buffer, count in
             let out = SendablePointer(buffer.baseAddress!)

@@ -41,7 +41,7 @@ enum ConvertCommand {
         OptionSpec(name: "quiet", value: nil, help: "only errors", short: "q"),
         OptionSpec(name: "verbose", value: nil, help: "timings and notes per file", short: "v"),
         OptionSpec(name: "help", value: nil, help: "this text", short: "h"),
-    ] + BatchArguments.specs
+    ] + DevelopArguments.specs + BatchArguments.specs
 
     static let help = """
     Usage: lightwork convert [options] INPUT... -o OUTDIR
@@ -81,8 +81,6 @@ enum ConvertCommand {
         let manifestURL: URL
         let rules: PlanRules
         let batch: BatchConfiguration
-        let history: FolderHistory
-        let ledger: ExportLedger
         let scope: ManifestScope
         do {
             parsed = try CommandLineParser.parse(args, specs: specs)
@@ -105,15 +103,27 @@ enum ConvertCommand {
                 return v
             } ?? .folder
             try OutputDirectory.prepare(spec.output.directory)
-            // What every earlier run into this folder recorded (read before this run's ledger may be created), then the ledger.
-            history = try FolderHistory.load(folder: spec.output.directory)
-            ledger = try ExportLedger.open(folder: spec.output.directory, shard: batch.shard)
         } catch {
             FileHandle.standardError.write(Data("lightwork convert: \(error)\nRun 'lightwork convert --help' for usage.\n".utf8))
             return 2
         }
         let output = converter.outputDirectory
+        // One writer per folder, taken before the previous runs' records are read: a run that waited plans on what
+        // the one before it finished.
+        guard let lock = BatchArguments.lockOutput(parsed, folder: output, shard: batch.shard, command: "convert") else { return 2 }
+        defer { withExtendedLifetime(lock) {} }
         let console = Console(mode: parsed.has("quiet") ? .quiet : parsed.has("verbose") ? .verbose : .normal, json: parsed.has("json"))
+        // What every earlier run into this folder recorded, read once the lock is held (a run that waited plans on what
+        // the one before it finished), then this run's ledger (created when missing).
+        let history: FolderHistory
+        let ledger: ExportLedger
+        do {
+            history = try FolderHistory.load(folder: output)
+            ledger = try ExportLedger.open(folder: output, shard: batch.shard)
+        } catch {
+            console.error("\(error)")
+            return 2
+        }
         // Outputs an earlier run recorded here are this export's own (see CollisionPolicy): every run's in the folder's
         // ledgers (whole runs, shard splits, watches), and the outputs an interrupted run announced before writing them.
         let plan = BatchPlanner.plan(paths: parsed.positionals, rules: rules, outputDirectory: output, owners: history.owners,
@@ -248,7 +258,7 @@ enum ConvertCommand {
                                         colorSpace: colorSpace, background: try p.value("background").map(parseColour) ?? SIMD3(1, 1, 1),
                                         stripMetadata: p.has("strip-metadata"), resize: try ExportArguments.resize(p))
         let naming = try ExportArguments.naming(p)
-        return ConvertSpec(look: look, decode: decode, export: export,
+        return ConvertSpec(look: look, decode: decode, develop: try DevelopArguments.settings(p, recipe: recipe.develop), export: export,
                            output: ConvertSpec.Output(directory: outputDirectory, name: naming.name ?? .standard, onExist: naming.onExist ?? onExist))
     }
 

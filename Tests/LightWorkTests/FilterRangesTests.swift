@@ -135,6 +135,13 @@ final class FilterRangesTests: XCTestCase {
         XCTAssertEqual(try ProfilesDirectory.locate(environment: [:], executable: nil,
                                                     currentDirectory: tmp.appendingPathComponent("repo/.build"), systemLocation: nowhere).path,
                        profiles.path)
+        // An install under a prefix: PREFIX/bin/lightwork finds PREFIX/share/lightwork/Profiles.
+        let prefix = tmp.appendingPathComponent("usr-local")
+        let installed = prefix.appendingPathComponent("share/lightwork/Profiles")
+        try FileManager.default.createDirectory(at: installed, withIntermediateDirectories: true)
+        try Data("{}".utf8).write(to: installed.appendingPathComponent("filters.json"))
+        XCTAssertEqual(try ProfilesDirectory.locate(environment: [:], executable: prefix.appendingPathComponent("bin/lightwork"),
+                                                    currentDirectory: outside, systemLocation: nowhere).path, installed.path)
         // The environment wins, and must be valid.
         XCTAssertEqual(try ProfilesDirectory.locate(environment: ["LIGHTWORK_PROFILES": profiles.path], executable: nil,
                                                     currentDirectory: outside, systemLocation: nowhere).path, profiles.path)

@@ -34,6 +34,9 @@ public final class BatchRunner: @unchecked Sendable {
     public private(set) var leftAlone: [String] = []
     /// Lines worth telling the user (resume decisions, temporaries removed, interruption).
     public var onNotice: (String) -> Void = { _ in }
+    /// The output folder's manifests as the plan read them (`ResumeIndex.load` of `ResumeIndex.candidates`); nil:
+    /// the run reads them itself.
+    public var previousRuns: [(url: URL, manifest: Result<Manifest, Error>)]?
 
     private let store: ManifestStore
     /// What earlier runs recorded in the output folder (nil without a ledger: resume then reads the manifests there).
@@ -83,8 +86,9 @@ public final class BatchRunner: @unchecked Sendable {
         let resume = configuration.force
             ? ResumeIndex(reason: nil)
             : history.map { ResumeIndex(history: $0, settingsDigest: store.settingsDigest) }
-                ?? ResumeIndex(manifestURLs: ResumeIndex.candidates(first: manifestURL, in: outputDirectory),
+                ?? ResumeIndex(previousRuns: previousRuns ?? ResumeIndex.load(ResumeIndex.candidates(first: manifestURL, in: outputDirectory)),
                                settingsDigest: store.settingsDigest, toolVersion: store.manifest.tool.version)
+        previousRuns = nil
         if let reason = resume.unusableReason(for: selected.map(\.job.item)) { onNotice(reason) }
 
         let scheduler = JobScheduler(configuration: configuration, converter: converter)
@@ -119,7 +123,15 @@ public final class BatchRunner: @unchecked Sendable {
         var queue: [WorkerJob] = []
         for s in selected {
             if let output = s.job.outputPath {
-                queue.append(WorkerJob(index: s.index, item: s.job.item, output: output, notes: s.job.notes, previous: resume.previous(for: s.job.item)))
+                let previous = resume.previous(for: s.job.item)
+                // Resume in a stat: an input and output unchanged since the previous run recorded them are not read
+                // (nor sent to a worker); --verify, or any difference, leaves the SHA-256 check to the worker.
+                if !configuration.verify, let previous,
+                   let trusted = ResumeIndex.trustedEntry(previous: previous, item: s.job.item, output: output, outputDirectory: outputDirectory) {
+                    record(s.index, s.job.item, trusted)
+                    continue
+                }
+                queue.append(WorkerJob(index: s.index, item: s.job.item, output: output, notes: s.job.notes, previous: previous))
             } else if let planned = s.job.entry {
                 if s.job.leftAlone != nil { leftAlone.append(s.job.item.displayPath) }
                 record(s.index, s.job.item, planned)   // skipped or failed by the plan (pair partner, collision, existing file)

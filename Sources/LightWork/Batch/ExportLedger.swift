@@ -10,7 +10,7 @@ import Foundation
 /// a file does not grow with the folder. `manifest.json` is rendered from it (`FolderHistory`).
 public final class ExportLedger {
     /// The folder inside an output folder where LightWork keeps its bookkeeping (never an input, never an output name).
-    public static let folderName = ".lightwork"
+    public static let folderName = OutputLock.folderName
     public static let schemaVersion = 1
 
     public let url: URL

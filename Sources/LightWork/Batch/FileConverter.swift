@@ -25,6 +25,7 @@ public struct FileConverter: Sendable {
         decode.colorModel = spec.decode.colorModel
         decode.intent = spec.decode.intent
         decode.maxPixels = spec.decode.maxPixels
+        decode.develop = spec.develop
         decode.memoryLimit = memoryLimit
         decodeOptions = decode
         seedDigest = FileConverter.lookDigest(spec.settings)
@@ -63,8 +64,11 @@ public struct FileConverter: Sendable {
         var entry = Manifest.Entry(input: Manifest.Input(path: item.displayPath, relativePath: item.relativePath), status: .failed)
         let clock = StageClock()
         do {
+            // Taken before the read: a file rewritten while it converts has another signature by the next run.
+            let signature = FileSignature.of(item.url.path).flatMap { $0.isSettled(at: Date()) ? $0 : nil }
             let data = try FileConverter.readInput(item.url)
             entry.input.size = data.count
+            if signature?.size == data.count { entry.input.signature = signature }
             // Hashed on another core while LibRaw's single-threaded stages (unpack, scaling) run.
             let inputDigest = LockedBox<String?>(nil)
             let hashed = DispatchSemaphore(value: 0)
@@ -87,6 +91,13 @@ public struct FileConverter: Sendable {
             entry.input.decisions = decoded.decisions
             entry.notes = decoded.notes
 
+            // The develop stage on the scene-referred image, before resizing (DevelopStage; nothing when all is off).
+            var develop = DevelopContext(kind: decoded.kind, metadata: decoded.metadata, details: decoded.details, engine: engine)
+            if let developed = try DevelopStage.run(.scene, settings: spec.develop, image: decoded.image, context: &develop) {
+                decoded.image = developed
+                entry.timings["develop"] = clock.lap()
+            }
+
             // Resized before the chain, so grain and dust sizes are relative to the output frame; the
             // full-size image is released as soon as the smaller one exists.
             if let resize = spec.export.resize {
@@ -98,6 +109,13 @@ public struct FileConverter: Sendable {
                     entry.notes.append(resize.keptNote(width: image.width, height: image.height))
                 }
             }
+
+            if let sharpened = try DevelopStage.run(.output, settings: spec.develop, image: decoded.image, context: &develop) {
+                decoded.image = sharpened
+                entry.timings["develop-output"] = clock.lap()
+            }
+            if !develop.decisions.isEmpty { entry.input.decisions = (entry.input.decisions ?? [:]).merging(develop.decisions) { $1 } }
+            entry.notes += develop.notes
 
             let export = spec.export
             let format = export.format
@@ -124,7 +142,8 @@ public struct FileConverter: Sendable {
 
             entry.output = Manifest.Output(path: relative, sha256: written.sha256, size: written.size, format: format.rawValue,
                                            bitDepth: format.bitDepth, channels: pixels.channels, colorSpace: export.colorSpace.rawValue,
-                                           width: pixels.width, height: pixels.height)
+                                           width: pixels.width, height: pixels.height,
+                                           signature: FileSignature.of(url.path).flatMap { $0.size == written.size ? $0 : nil })
             entry.status = .converted
         } catch let error as LightWorkError {
             entry.reason = error.description

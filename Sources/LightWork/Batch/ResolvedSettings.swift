@@ -20,6 +20,9 @@ public struct ResolvedSettings: Codable, Sendable, Equatable {
     public var lutInterpolation: String?
     /// Resampling (e.g. "long-edge 2048, lanczos3 linear"); absent when images keep their size.
     public var resize: String?
+    /// Develop modules that are on, by name, with their canonical setting (`DevelopSettings.record`); absent when
+    /// none is, so a conversion without development keeps the digest earlier releases wrote.
+    public var develop: [String: String]?
 
     public struct FilterSetting: Codable, Sendable, Equatable {
         public var ui: Double

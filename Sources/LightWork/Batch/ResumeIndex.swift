@@ -25,14 +25,23 @@ public struct ResumeIndex: Sendable {
     /// shard splits'), so that re-sharding or switching between sharded and single runs still skips finished
     /// work. Earlier manifests win for an input recorded twice. Every offered entry is still checked file by file.
     public init(manifestURLs: [URL], settingsDigest: String, toolVersion: String) {
+        self.init(previousRuns: ResumeIndex.load(manifestURLs), settingsDigest: settingsDigest, toolVersion: toolVersion)
+    }
+
+    /// The manifests at `urls`, in order: each loaded, or the error that made it unreadable; a missing one is left out.
+    public static func load(_ urls: [URL]) -> [(url: URL, manifest: Result<Manifest, Error>)] {
+        urls.compactMap { url in
+            do { return try ManifestStore.load(url).map { (url, .success($0)) } } catch { return (url, .failure(error)) }
+        }
+    }
+
+    /// Indexes manifests already read (`load`), so a run that planned from them does not decode them again: at
+    /// 100,000 entries decoding took a fifth of a no-op re-run.
+    public init(previousRuns: [(url: URL, manifest: Result<Manifest, Error>)], settingsDigest: String, toolVersion: String) {
         var rejected: String?
         var offered: [Manifest.Entry] = []
-        for url in manifestURLs {
-            let previous: Manifest
-            do {
-                guard let loaded = try ManifestStore.load(url) else { continue }
-                previous = loaded
-            } catch {
+        for (url, loaded) in previousRuns {
+            guard case .success(let previous) = loaded else {
                 rejected = rejected ?? "the previous manifest \(url.lastPathComponent) is not readable; converting everything"
                 continue
             }
@@ -93,19 +102,42 @@ public struct ResumeIndex: Sendable {
 
     public var isEmpty: Bool { byPath.isEmpty }
 
+    /// The entry to record instead of converting `item` again without reading a byte, or nil when that cannot be
+    /// trusted: the input's and the output's size, mtime and inode equal those the previous run recorded (the
+    /// output at `output`, the path this run's plan names). Status `skipped`, `resumeCheck` `stat`.
+    public static func trustedEntry(previous: Manifest.Entry, item: InputItem, output: String, outputDirectory: URL) -> Manifest.Entry? {
+        guard previous.status != .failed, let recorded = previous.output, recorded.path == output, previous.input.sha256 != nil,
+              let inputSignature = previous.input.signature, let outputSignature = recorded.signature,
+              FileSignature.of(item.url.path)?.matches(inputSignature) == true,
+              let outputURL = try? ContainedPath.resolve(recorded.path, inside: outputDirectory),
+              FileSignature.of(outputURL.path)?.matches(outputSignature) == true else { return nil }
+        return skipped(previous, item: item, check: .stat)
+    }
+
     /// The entry to record instead of converting `item` again, or nil when it must be converted: the input's
     /// size and SHA-256 equal the recorded ones and the output is present with the recorded size and SHA-256.
-    /// The entry carries the earlier input and output records, status `skipped`.
+    /// The entry carries the earlier input and output records (with the files' signatures now, so that the next
+    /// run can trust a stat), status `skipped`, `resumeCheck` `sha256`.
     public static func reusableEntry(previous: Manifest.Entry, item: InputItem, outputDirectory: URL) -> Manifest.Entry? {
         guard previous.status != .failed, let output = previous.output, let inputSHA = previous.input.sha256,
               let outputURL = try? ContainedPath.resolve(output.path, inside: outputDirectory) else { return nil }
-        guard fileSize(item.url.path) == previous.input.size, fileSize(outputURL.path) == output.size else { return nil }
+        // Taken before reading, as a conversion takes them: a write after this point changes the next run's stat.
+        let inputSignature = FileSignature.of(item.url.path), outputSignature = FileSignature.of(outputURL.path)
+        guard inputSignature?.size == previous.input.size, outputSignature?.size == output.size else { return nil }
         guard (try? SHA256.hex(fileAt: item.url)) == inputSHA, (try? SHA256.hex(fileAt: outputURL)) == output.sha256 else { return nil }
+        var entry = skipped(previous, item: item, check: .sha256)
+        entry.input.signature = inputSignature.flatMap { $0.isSettled(at: Date()) ? $0 : nil }
+        entry.output?.signature = outputSignature
+        return entry
+    }
+
+    private static func skipped(_ previous: Manifest.Entry, item: InputItem, check: Manifest.ResumeCheck) -> Manifest.Entry {
         var entry = previous
         entry.input.path = item.displayPath
         entry.input.relativePath = item.relativePath
         entry.status = .skipped
         entry.reason = skipReason
+        entry.resumeCheck = check
         entry.timings = [:]
         return entry
     }

@@ -88,6 +88,8 @@ struct JSONNode {
 
     var isNull: Bool { value is NSNull }
 
+    var isString: Bool { value is String }
+
     /// Foundation hands back JSON booleans as NSNumber; their Objective-C type code tells them apart.
     private static func isBool(_ n: NSNumber) -> Bool {
         let code = String(cString: n.objCType)

@@ -55,6 +55,9 @@ public enum RecipeOverride: Sendable, Hashable {
 /// is the film/LUT mix. Absent filters stay neutral. Every mistake is reported with its JSON path.
 /// `filterVersions` (`{"grain": 2}`, by the filter's descriptor name; absent = 1) says which meaning of a filter's
 /// values the file was written for: older ones are migrated by that filter's `migrate` when the file is read.
+/// `develop` (`{"whiteBalance": "5200:+8", "exposure": 0.5, "tone": "standard"}`) sets the develop modules
+/// (`DevelopStage`), each value a module's text (numbers are read as their text); `developVersions` does for them
+/// what `filterVersions` does for filters. A recipe without a `develop` section leaves every module at its default.
 public struct Recipe: Sendable, Hashable {
     public static let currentVersion = 1
 
@@ -72,6 +75,8 @@ public struct Recipe: Sendable, Hashable {
     /// The LUT resolved inside the recipe's folder (set when the recipe is parsed).
     public var lutURL: URL?
     public var export: ExportSettings?
+    /// The develop modules' settings (`develop` section), parsed and migrated.
+    public var develop = DevelopSettings()
     /// The recipe's file, for messages.
     public var source: String
 
@@ -105,7 +110,8 @@ public struct Recipe: Sendable, Hashable {
     /// (default: the current directory).
     public static func parse(_ data: Data, file: String, baseDirectory: URL? = nil, ranges: FilterRanges) throws -> Recipe {
         let root = try JSONNode.parse(data, file: file)
-        let top = try root.object(allowing: ["version", "name", "description", "filterVersions", "filters", "film", "strength", "lut", "export"])
+        let top = try root.object(allowing: ["version", "name", "description", "filterVersions", "filters", "film", "strength", "lut", "export",
+                                                  "develop", "developVersions"])
         let versionNode = try top.required("version", in: root)
         let version = try versionNode.int()
         guard version == currentVersion else {
@@ -156,7 +162,38 @@ public struct Recipe: Sendable, Hashable {
             recipe.lut = path
         }
         if let n = top["export"], !n.isNull { recipe.export = try ExportSettings.parse(n) }
+        if let n = top["develop"], !n.isNull { recipe.develop = try parseDevelop(n, versions: top["developVersions"]) }
         return recipe
+    }
+
+    /// The `develop` section: module name → text (or number), each migrated from its `developVersions` entry and
+    /// parsed by its module; a mistake names its JSON path.
+    private static func parseDevelop(_ node: JSONNode, versions: JSONNode?) throws -> DevelopSettings {
+        var written: [String: Int] = [:]
+        if let versions {
+            for (name, n) in try versions.object().sorted(by: { $0.key < $1.key }) {
+                guard let module = DevelopStage.module(named: name) else {
+                    throw n.fail("unknown develop module \"\(name)\" (known: \(DevelopStage.names.joined(separator: ", ")))")
+                }
+                let v = try n.int()
+                guard v >= 1, v <= module.descriptor.version else {
+                    throw n.fail("\(name) version \(v) unknown (this LightWork knows versions 1…\(module.descriptor.version) of it)")
+                }
+                written[name] = v
+            }
+        }
+        var out = DevelopSettings()
+        for (name, n) in try node.object().sorted(by: { $0.key < $1.key }) {
+            guard let module = DevelopStage.module(named: name) else {
+                throw n.fail("unknown develop module \"\(name)\" (known: \(DevelopStage.names.joined(separator: ", ")))")
+            }
+            var text = try n.isString ? n.string() : FilterParameter.format(n.number())
+            for v in (written[name] ?? 1)..<module.descriptor.version {
+                do { text = try module.migrate(from: v, text: text) } catch { throw n.fail("\(name): cannot migrate its value from version \(v): \(error)") }
+            }
+            do { try out.set(name, text: text) } catch { throw n.fail("\(error)") }
+        }
+        return out
     }
 
     /// The `filterVersions` block: descriptor name → the version the file's values were written for.
@@ -330,7 +367,7 @@ public struct Recipe: Sendable, Hashable {
             }
         }
         return ResolvedRecipe(version: Recipe.currentVersion, name: name, settings: settings, film: resolvedFilm,
-                              lut: lutURL?.path, strength: strength, export: export)
+                              lut: lutURL?.path, strength: strength, export: export, develop: develop)
     }
 
     /// The recipe as JSON in its file format (stable key order), e.g. to save what `--set` produced, for the
@@ -353,6 +390,16 @@ public struct Recipe: Sendable, Hashable {
         if let film { root["film"] = film }
         if let lut { root["lut"] = lut }
         if film != nil || lut != nil || strength != 100 { root["strength"] = strength }
+        var developTexts: [String: String] = [:]
+        var developVersions: [String: Int] = [:]
+        for module in DevelopStage.modules {
+            let name = module.descriptor.name
+            guard develop.text(name) != module.defaultText, let text = develop.text(name) else { continue }
+            developTexts[name] = text
+            if module.descriptor.version > 1 { developVersions[name] = module.descriptor.version }
+        }
+        if !developTexts.isEmpty { root["develop"] = developTexts }
+        if !developVersions.isEmpty { root["developVersions"] = developVersions }
         if let export {
             let data = try JSONEncoder().encode(export)
             root["export"] = try JSONSerialization.jsonObject(with: data)

@@ -38,9 +38,11 @@ public struct ResolvedRecipe: Sendable, Hashable, Codable {
     /// Film/LUT mix 0…100.
     public let strength: Double
     public let export: ExportSettings?
+    /// The recipe's `develop` section, parsed by each module (defaults where it sets nothing).
+    public let develop: DevelopSettings
 
     public init(version: Int, name: String, settings: [ResolvedSetting], film: ResolvedFilm?, lut: String?,
-                strength: Double, export: ExportSettings?) {
+                strength: Double, export: ExportSettings?, develop: DevelopSettings = DevelopSettings()) {
         self.version = version
         self.name = name
         self.settings = settings
@@ -48,6 +50,7 @@ public struct ResolvedRecipe: Sendable, Hashable, Codable {
         self.lut = lut
         self.strength = strength
         self.export = export
+        self.develop = develop
     }
 
     public subscript(name: String) -> ResolvedSetting? { settings.first { $0.name == name } }

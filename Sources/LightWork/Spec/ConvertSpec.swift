@@ -11,13 +11,16 @@ import Foundation
 public struct ConvertSpec: Codable, Sendable, Equatable {
     public var look: Look
     public var decode: Decode
-    // RAW development (the issue "RAW development") adds its section here, between decode and look.
+    /// RAW development: every develop module's setting (`DevelopStage`), between the decoder and the look.
+    public var develop: DevelopSettings
     public var export: Export
     public var output: Output
 
-    public init(look: Look = Look(), decode: Decode = Decode(), export: Export = Export(), output: Output) {
+    public init(look: Look = Look(), decode: Decode = Decode(), develop: DevelopSettings = DevelopSettings(),
+                export: Export = Export(), output: Output) {
         self.look = look
         self.decode = decode
+        self.develop = develop
         self.export = export
         self.output = output
     }
@@ -159,6 +162,7 @@ public struct ConvertSpec: Codable, Sendable, Equatable {
         s.colorModel = decode.colorModel.rawValue
         s.lutInterpolation = look.lookup == nil ? nil : look.interpolation.rawValue
         s.resize = export.resize?.setting
+        s.develop = develop.record
         return s
     }
 

@@ -10,7 +10,8 @@ public enum ProfilesDirectory {
 
     /// Search order: `$LIGHTWORK_PROFILES` (must be valid when set), then `Profiles/` in the executable's folder
     /// or any folder above it (…/.build/release/lightwork → repo/Profiles), then the same from the current
-    /// directory, then `/usr/share/lightwork/Profiles`. A folder counts when it holds `filters.json`.
+    /// directory, then `share/lightwork/Profiles` beside the executable's `bin` (an install under any prefix), then
+    /// `/usr/share/lightwork/Profiles`. A folder counts when it holds `filters.json`.
     public static func locate(environment: [String: String] = ProcessInfo.processInfo.environment,
                               executable: URL? = Bundle.main.executableURL,
                               currentDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
@@ -33,6 +34,12 @@ public enum ProfilesDirectory {
                 if parent.path == dir.path { break }
                 dir = parent
             }
+        }
+        // An install under any prefix: PREFIX/bin/lightwork finds PREFIX/share/lightwork/Profiles.
+        if let bin = executable?.resolvingSymlinksInPath().deletingLastPathComponent() {
+            let installed = bin.deletingLastPathComponent().appendingPathComponent("share/lightwork/Profiles").standardizedFileURL
+            if isProfiles(installed) { return installed }
+            tried.append(installed.path)
         }
         if isProfiles(systemLocation) { return systemLocation }
         throw LightWorkError.usage("""

@@ -1,0 +1,56 @@
+import Foundation
+
+/// RAW development between the decoder and the film chain, in scene-referred linear light (RAW: linear ProPhoto;
+/// JPEG/PNG: their device RGB decoded to linear sRGB primaries). The modules, in order, declared once:
+///
+///     decode:  (inside RawDecoder)                                       → whiteBalance, highlights
+///     scene:   sharpen · rotate · crop · aspect · exposure · tone        → before resizing
+///     output:  outputSharpen                                             → after resizing
+///
+/// Recipes' `develop` section, the CLI's flags, the spec and the manifest all read `modules`. A module that is off
+/// costs nothing; when every module of a placement is off the image is not even converted to float planes.
+public enum DevelopStage {
+    /// Every module in the order it runs.
+    public static let modules: [any DevelopModule.Type] = [
+        WhiteBalance.self,
+        Highlights.self,
+        Sharpen.self,
+        Rotate.self,
+        Crop.self,
+        Aspect.self,
+        Exposure.self,
+        Tone.self,
+        OutputSharpen.self,
+    ]
+
+    /// The modules' names, in order.
+    public static let names: [String] = modules.map { $0.descriptor.name }
+
+    /// The module called `name`.
+    public static func module(named name: String) -> (any DevelopModule.Type)? {
+        modules.first { $0.descriptor.name == name }
+    }
+
+    /// Runs the modules of `placement` that are on over `image` (nil-returning when none is, so the caller keeps
+    /// its image untouched). On the RGB path, decode-placement modules run at the start of the scene stage, or
+    /// are skipped with their note.
+    public static func run(_ placement: DevelopPlacement, settings: DevelopSettings, image: WorkingImage,
+                           context: inout DevelopContext) throws -> WorkingImage? {
+        var active: [any DevelopModule.Type] = []
+        for module in modules where !settings.isOff(module.descriptor.name) {
+            let d = module.descriptor
+            var runsHere = d.placement == placement
+            if context.kind == .rgb, d.placement == .decode { runsHere = placement == .scene }
+            guard runsHere else { continue }
+            if context.kind == .rgb, let note = d.rgbSkipNote {
+                context.notes.append("\(d.name): \(note)")
+                continue
+            }
+            active.append(module)
+        }
+        guard !active.isEmpty else { return nil }
+        var planes = PlanarImage(image, engine: context.engine)
+        for module in active { planes = try module.run(settings, on: planes, context: &context) }
+        return planes.workingImage(space: image.space, engine: context.engine)
+    }
+}
