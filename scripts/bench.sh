@@ -146,3 +146,14 @@ for n in $SCALE_COUNTS; do
 done
 printf "  per-file cost at %d / at %d files: wall %.2fx, CPU %.2fx (target <= 1.2x); peak RSS %.2fx (target: flat)\n" \
   "$LAST_N" "$FIRST_N" "$(awk "BEGIN{print $LAST_MS/$FIRST_MS}")" "$(awk "BEGIN{print $LAST_CPU_MS/$FIRST_CPU}")" "$(awk "BEGIN{print $LAST_KIB/$FIRST_KIB}")"
+
+# ---------------------------------------------------------------------------------------------------------
+# The ledger: `manifest merge` of the ledgers 100 shard tasks of 1,000 files each leave (docs/batch.md).
+echo
+echo "Ledger: manifest merge of 100 shards x 1,000 entries"
+"$TOOLS" make-shard-ledgers -o "$DIR/merge" --shards 100 --entries 1000 2>/dev/null
+/usr/bin/time -f "%e %M" -o "$DIR/time.txt" "$BIN" manifest merge "$DIR/merge" --shards 100 -o "$DIR/merge/manifest.json" \
+  >/dev/null 2>"$DIR/stderr.txt" || { echo "manifest merge failed:"; cat "$DIR/stderr.txt"; exit 1; }
+read -r secs kib < "$DIR/time.txt"
+printf "  %-46s %6.2f s  peak RSS %5.0f MiB  (%d entries merged)\n" "lightwork manifest merge, 100 x 1,000 entries" "$secs" \
+  "$(awk "BEGIN{print $kib/1024}")" "$(grep -c '"relativePath"' "$DIR/merge/manifest.json")"

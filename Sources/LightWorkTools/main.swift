@@ -38,6 +38,7 @@ let usage = """
       lightwork-tools mutate-samples -o DIR [--seed S] [--count N] [FILE...]
                                       N (default 1000) damaged copies of FILEs (default: Samples/*.dng,
                                       Samples/scene-srgb.png and ../shared/samples raw/ and rgb/ when present)
+      lightwork-tools make-shard-ledgers -o DIR [--shards N] [--entries M]   the ledgers N shards leave (make bench: manifest merge)
     \(UnlockSigner.usage)
     \(LensGrid.usage)
 
@@ -323,6 +324,8 @@ do {
         try ImageTools.contactSheet(arguments.dropFirst(2))
     case "mutate-samples":
         try mutateSamples(arguments.dropFirst(2))
+    case "make-shard-ledgers":
+        try ShardLedgers.run(arguments.dropFirst(2))
     case "unlock-keygen":
         try UnlockSigner.keygen(arguments.dropFirst(2))
     case "sign-unlock":

@@ -76,11 +76,12 @@ enum BatchFixture {
         return out
     }
 
-    /// Output files under `dir` (manifests excluded), relative path → SHA-256.
+    /// Output files under `dir` (manifests and the ledger's folder excluded), relative path → SHA-256.
     static func outputDigests(under dir: URL) throws -> [String: String] {
         var out: [String: String] = [:]
         let e = FileManager.default.enumerator(atPath: dir.path)
         while let p = e?.nextObject() as? String {
+            if p == ExportLedger.folderName { e?.skipDescendants(); continue }
             let url = dir.appendingPathComponent(p)
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir), !isDir.boolValue,

@@ -16,6 +16,9 @@ public struct Manifest: Codable, Sendable, Equatable {
     public var interrupted: Bool?
     /// The slice of the input set this run converted (`--shard K/N`); absent for a whole run and in merged manifests.
     public var shard: ShardInfo?
+    /// What the entries cover: `folder`, every current record of the output folder's ledger (earlier runs' too), or
+    /// `run`, this run's alone (`--manifest-scope`); absent in manifests written before the ledger, which cover their run.
+    public var scope: ManifestScope?
     /// Host that produced it; excluded when comparing runs.
     public var host: String
     /// The resolved settings every entry was produced with.

@@ -39,8 +39,7 @@ public struct ResumeIndex: Sendable {
     /// 100,000 entries decoding took a fifth of a no-op re-run.
     public init(previousRuns: [(url: URL, manifest: Result<Manifest, Error>)], settingsDigest: String, toolVersion: String) {
         var rejected: String?
-        var relativeCount: [String: Int] = [:]
-        var byRelative: [String: Manifest.Entry] = [:]
+        var offered: [Manifest.Entry] = []
         for (url, loaded) in previousRuns {
             guard case .success(let previous) = loaded else {
                 rejected = rejected ?? "the previous manifest \(url.lastPathComponent) is not readable; converting everything"
@@ -50,16 +49,42 @@ public struct ResumeIndex: Sendable {
                 rejected = rejected ?? "settings or tool version changed since the previous run; converting everything"
                 continue
             }
-            for e in previous.entries where e.status != .failed && e.output != nil {
-                if byPath[e.input.path] == nil { byPath[e.input.path] = e }
-                if byRelative[e.input.relativePath]?.input.path != e.input.path {
-                    relativeCount[e.input.relativePath, default: 0] += 1
-                    if byRelative[e.input.relativePath] == nil { byRelative[e.input.relativePath] = e }
-                }
+            offered += previous.entries.filter { $0.status != .failed && $0.output != nil }
+        }
+        index(offered)
+        unusableReason = byPath.isEmpty ? rejected : nil
+    }
+
+    /// The current entries of the output folder's ledgers (`FolderHistory`) made with `settingsDigest` (which covers
+    /// the tool version), latest first; entries made with other settings are never offered.
+    public init(history: FolderHistory, settingsDigest: String) {
+        let (entries, other) = history.reusable(settingsDigest: settingsDigest)
+        index(entries)
+        otherSettings = byPath.isEmpty ? other : []
+    }
+
+    /// Inputs (paths and relative paths) with an output made with other settings, when nothing is offered.
+    private var otherSettings: Set<String> = []
+
+    /// Why nothing is offered to `items`: `unusableReason`, or other settings made the outputs of some of them.
+    public func unusableReason(for items: [InputItem]) -> String? {
+        if let unusableReason { return unusableReason }
+        guard !otherSettings.isEmpty, items.contains(where: { otherSettings.contains($0.displayPath) || otherSettings.contains($0.relativePath) }) else { return nil }
+        return "settings or tool version changed since the previous run; converting everything"
+    }
+
+    /// Indexes `entries` by path (the first of a path wins) and by relative path where that names one input only.
+    private mutating func index(_ entries: [Manifest.Entry]) {
+        var relativeCount: [String: Int] = [:]
+        var byRelative: [String: Manifest.Entry] = [:]
+        for e in entries {
+            if byPath[e.input.path] == nil { byPath[e.input.path] = e }
+            if byRelative[e.input.relativePath]?.input.path != e.input.path {
+                relativeCount[e.input.relativePath, default: 0] += 1
+                if byRelative[e.input.relativePath] == nil { byRelative[e.input.relativePath] = e }
             }
         }
         byRelativePath = byRelative.filter { relativeCount[$0.key] == 1 }
-        unusableReason = byPath.isEmpty ? rejected : nil
     }
 
     /// The manifests in `folder` a run may resume from: `first`, then manifest.json and manifest.shard-*.json.
