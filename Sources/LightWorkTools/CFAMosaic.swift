@@ -166,3 +166,13 @@ struct SendablePointer<T>: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<T>
     init(_ pointer: UnsafeMutablePointer<T>) { self.pointer = pointer }
 }
+
+extension CFAMosaic {
+    /// A mosaic from samples already rendered elsewhere (row-major, `width × height`): the highlight and lens scenes.
+    init(width: Int, height: Int, samples: [UInt16], layout: DNGLayout) {
+        self.width = width
+        self.height = height
+        self.samples = samples
+        self.layout = layout
+    }
+}

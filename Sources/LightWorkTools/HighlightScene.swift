@@ -113,12 +113,3 @@ struct HighlightScene: Sendable {
     }
 }
 
-extension CFAMosaic {
-    /// A mosaic from samples already rendered (row-major, `width × height`).
-    init(width: Int, height: Int, samples: [UInt16], layout: DNGLayout) {
-        self.width = width
-        self.height = height
-        self.samples = samples
-        self.layout = layout
-    }
-}
