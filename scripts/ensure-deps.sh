@@ -22,6 +22,11 @@ check libtiff-4 libtiff-dev
 check libjpeg libjpeg62-turbo-dev
 check libpng16 libpng-dev
 check libsodium libsodium-dev
+# lensfun (develop --lens): its pkg-config file requires glib's, and the profiles are a package of their own.
+check glib-2.0 libglib2.0-dev
+check lensfun liblensfun-dev
+[ -d /usr/share/lensfun/version_1 ] || missing+=(liblensfun-data-v1)
+check sqlite3 libsqlite3-dev
 if [ "$want_bench" = 1 ]; then
   command -v dcraw_emu >/dev/null 2>&1 || missing+=(libraw-bin)
   command -v /usr/bin/time >/dev/null 2>&1 || missing+=(time)

@@ -16,8 +16,10 @@ enum DNGWriter {
         case ljpeg
     }
 
-    /// Writes `mosaic` with `camera`'s colour tags to `url`; on failure nothing is left under that name.
-    static func write(_ mosaic: CFAMosaic, camera: SyntheticCamera, to url: URL, compression: Compression = .none) throws {
+    /// Writes `mosaic` with `camera`'s colour tags to `url`; on failure nothing is left under that name. `make` and
+    /// `model` name another camera (a lens-corrected file names one lensfun knows) with the same colour tags.
+    static func write(_ mosaic: CFAMosaic, camera: SyntheticCamera, to url: URL, compression: Compression = .none,
+                      make: String = SyntheticCamera.make, model: String = SyntheticCamera.model) throws {
         lw_tiff_quiet()
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).lwtmp")
         guard let tif = TIFFOpen(temporary.path, "w") else {
@@ -26,7 +28,7 @@ enum DNGWriter {
         var closed = false
         defer { if !closed { TIFFClose(tif) } }
         do {
-            try setTags(tif, mosaic: mosaic, camera: camera)
+            try setTags(tif, mosaic: mosaic, camera: camera, make: make, model: model)
             switch compression {
             case .none: try writeStrips(tif, mosaic)
             case .ljpeg: try writeLosslessJPEGTiles(tif, mosaic)
@@ -43,7 +45,7 @@ enum DNGWriter {
         }
     }
 
-    private static func setTags(_ tif: OpaquePointer, mosaic: CFAMosaic, camera: SyntheticCamera) throws {
+    private static func setTags(_ tif: OpaquePointer, mosaic: CFAMosaic, camera: SyntheticCamera, make: String, model: String) throws {
         func check(_ ok: Int32, _ name: String) throws {
             if ok == 0 { throw LightWorkError.writeFailed("cannot set DNG tag \(name): \(String(cString: lw_tiff_last_error()))") }
         }
@@ -57,8 +59,8 @@ enum DNGWriter {
         try check(lw_tiff_set_u16(tif, UInt32(TIFFTAG_PLANARCONFIG), UInt16(PLANARCONFIG_CONTIG)), "PlanarConfiguration")
         try check(lw_tiff_set_u16(tif, UInt32(TIFFTAG_ORIENTATION), UInt16(mosaic.layout.orientation.rawValue)), "Orientation")
         try check(lw_tiff_set_u32(tif, UInt32(TIFFTAG_ROWSPERSTRIP), UInt32(rowsPerStrip)), "RowsPerStrip")
-        try check(lw_tiff_set_string(tif, UInt32(TIFFTAG_MAKE), SyntheticCamera.make), "Make")
-        try check(lw_tiff_set_string(tif, UInt32(TIFFTAG_MODEL), SyntheticCamera.model), "Model")
+        try check(lw_tiff_set_string(tif, UInt32(TIFFTAG_MAKE), make), "Make")
+        try check(lw_tiff_set_string(tif, UInt32(TIFFTAG_MODEL), model), "Model")
         try check(lw_tiff_set_string(tif, UInt32(TIFFTAG_SOFTWARE), "lightwork-tools"), "Software")
 
         // Fixed-count tags: libtiff takes a bare pointer to exactly `count` values.

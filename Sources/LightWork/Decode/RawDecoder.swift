@@ -200,12 +200,21 @@ public enum RawDecoder {
                 throw LightWorkError.decodeFailed("LibRaw's image size \(d.sizes.iwidth)x\(d.sizes.iheight) (sensor \(sensorWidth)x\(sensorHeight), pixel aspect \(aspect)) is not one LightWork can read")
             }
             // The default AHD on an ordinary Bayer mosaic is LightWork's own (BayerDemosaic); LibRaw does the rest.
-            let mosaic = options.demosaic == .ahd ? BayerDemosaic(libRaw: lr) : nil
+            // --wb other than camera: its multipliers replace the file's balance (LibRaw's through user_mul).
+            let chosenBalance = options.develop[LightWork.WhiteBalance.self]
+            let chosen = chosenBalance.isOff ? nil
+                : try LightWork.WhiteBalance.rawMultipliers(chosenBalance, libRaw: lr, model: colorModel?.model ?? DNGColorModel.read(libRaw: lr)?.model)
+            let mosaic = options.demosaic == .ahd ? BayerDemosaic(libRaw: lr, multipliers: chosen?.multipliers) : nil
             var multipliers: SIMD3<Double>
             let reconstruct = options.develop[Highlights.self] == .reconstruct
             if let mosaic {
                 multipliers = mosaic.multipliers
             } else {
+                if let m = chosen?.multipliers {
+                    // scale_colors lets the camera's balance override user_mul: turn it off.
+                    lr.pointee.params.use_camera_wb = 0
+                    lr.pointee.params.user_mul = (Float(m.x), Float(m.y), Float(m.z), Float(m.y))
+                }
                 // LibRaw's own rebuild; it then normalises the multipliers to a largest of 1 (headroom kept below).
                 if reconstruct { lr.pointee.params.highlight = Highlights.libRawMode }
                 rc = libraw_dcraw_process(lr)
@@ -227,7 +236,8 @@ public enum RawDecoder {
             let (w, h) = orientation.swapsAxes ? (sh, sw) : (sw, sh)
             var details = details()
             // What was decided for this file, named in the manifest (DecodedImage.decisionKeys).
-            details["whiteBalance"] = "\(balance.rawValue), multipliers " + [multipliers.x, multipliers.y, multipliers.z].map { String(format: "%.4f", $0) }.joined(separator: " ")
+            details["whiteBalance"] = chosen?.decision
+                ?? "\(balance.rawValue), multipliers " + [multipliers.x, multipliers.y, multipliers.z].map { String(format: "%.4f", $0) }.joined(separator: " ")
             if reconstruct, mosaic == nil { details["highlights"] = "reconstruct (LibRaw highlight mode \(Highlights.libRawMode))" }
             details["demosaic"] = mosaic != nil ? "ahd (LightWork)"
                 : "\(RawDecoder.libRawDemosaic(quality: options.demosaic.libRawQuality, filters: d.idata.filters, colors: Int(d.idata.colors))) (LibRaw)"
@@ -317,7 +327,7 @@ public enum RawDecoder {
             }
             var meta = metadata()
             meta.orientation = orientation.rawValue
-            if balance != .asShot && balance != .asShotApplied {
+            if chosen == nil, balance != .asShot && balance != .asShotApplied {
                 notes.append("no as-shot white balance in the file: \(balance.rawValue) used")
             }
             return DecodedImage(image: image, kind: .raw, metadata: meta, notes: notes, sourceProfile: sourceProfile, details: details)

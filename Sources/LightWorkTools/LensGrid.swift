@@ -1,0 +1,295 @@
+import CLensfun
+import Dispatch
+import Foundation
+import LightWork
+
+/// A grid chart photographed through a real lens of lensfun's database: the lens's distortion, lateral CA and
+/// vignetting applied forward by lensfun itself (a modifier in reverse mode), so the truth is the straight grid.
+/// `measure` finds the grid's lines in a developed image and says how straight they are.
+enum LensGrid {
+    static let usage = """
+          lightwork-tools make-lens-grid-dng -o FILE.dng [--width 1800 --height 1200] [--seed N]
+                                      [--camera "Canon|Canon EOS 5D Mark II"] [--lens "Canon EF 20mm f/2.8 USM"]
+                                      [--focal 20] [--aperture 2.8]
+          lightwork-tools measure-lens-grid IMAGE [--json] [--lines]   straightness of the grid's lines (RGB or RAW file)
+        """
+
+    /// Grid pitch and line width in pixels of the undistorted scene, and the two reflectances.
+    static let pitch = 90.0, lineWidth = 4.0
+    static let background = 0.5, ink = 0.04
+    /// Where measure-lens-grid's corner patches (48 × 48) are centred, from each corner.
+    static let cornerPatchCentre = 28
+
+    // MARK: making the file
+
+    struct Request {
+        var output: URL?
+        var width = 1800, height = 1200
+        var seed: UInt64 = 1
+        var make = "Canon", model = "Canon EOS 5D Mark II"
+        var lens = "Canon EF 20mm f/2.8 USM"
+        var focal: Float = 20, aperture: Float = 2.8
+
+        init(_ arguments: ArraySlice<String>) throws {
+            var rest = arguments
+            func value(_ flag: String) throws -> String {
+                guard let v = rest.popFirst() else { throw LightWorkError.usage("\(flag) needs a value") }
+                return v
+            }
+            while let flag = rest.popFirst() {
+                switch flag {
+                case "-o", "--output": output = URL(fileURLWithPath: try value(flag))
+                case "--width": width = Int(try value(flag)) ?? 0
+                case "--height": height = Int(try value(flag)) ?? 0
+                case "--seed": seed = UInt64(try value(flag)) ?? 1
+                case "--camera":
+                    let parts = try value(flag).split(separator: "|", maxSplits: 1).map(String.init)
+                    guard parts.count == 2 else { throw LightWorkError.usage("--camera wants \"Maker|Model\"") }
+                    (make, model) = (parts[0], parts[1])
+                case "--lens": lens = try value(flag)
+                case "--focal": focal = Float(try value(flag)) ?? 0
+                case "--aperture": aperture = Float(try value(flag)) ?? 0
+                default: throw LightWorkError.usage("make-lens-grid-dng: unknown option \(flag)")
+                }
+            }
+            guard output != nil else { throw LightWorkError.usage("make-lens-grid-dng needs -o FILE.dng") }
+            guard width >= 64, height >= 64, width % 2 == 0, height % 2 == 0 else {
+                throw LightWorkError.usage("make-lens-grid-dng: --width and --height must be even and at least 64")
+            }
+            guard focal > 0, aperture > 0 else { throw LightWorkError.usage("make-lens-grid-dng: --focal and --aperture must be positive") }
+        }
+    }
+
+    /// Reflectance of the ideal grid at scene position (u, v) averaged over a square of side `s` (pixel units):
+    /// the lines' coverage is exact along each axis and combined as a union.
+    static func reflectance(u: Double, v: Double, cx: Double, cy: Double, s: Double) -> Double {
+        func coverage(_ t: Double) -> Double {
+            // Lines centred on cx + (k + 1/2) · pitch: the frame's centre lies inside a cell.
+            let phase = (t - pitch / 2).truncatingRemainder(dividingBy: pitch)
+            let d = abs(phase < 0 ? phase + pitch : phase)
+            let dist = min(d, pitch - d)
+            let lo = dist - s / 2, hi = dist + s / 2, half = lineWidth / 2
+            return max(0, min(hi, half) - max(lo, -half)) / s
+        }
+        let a = coverage(u - cx), b = coverage(v - cy)
+        let dark = a + b - a * b
+        return background * (1 - dark) + ink * dark
+    }
+
+    static func make(_ arguments: ArraySlice<String>) throws {
+        let r = try Request(arguments)
+        let db = try LensDatabase.shared.loaded()
+        guard let camera = db.camera(make: r.make, model: r.model) else {
+            throw LightWorkError.usage("camera \(r.make) \(r.model) is not in lensfun's database")
+        }
+        let lens = try db.lens(named: r.lens, camera: camera)
+        let (w, h) = (r.width, r.height)
+        let flags = Int32(LF_MODIFY_DISTORTION | LF_MODIFY_TCA | LF_MODIFY_VIGNETTING)
+        let forward = LensModifier(lens: lens, crop: camera.pointee.CropFactor, width: w, height: h, focal: r.focal,
+                                   aperture: r.aperture, distance: 1000, scale: 1, flags: flags, reverse: true)
+        guard forward.flags & flags == flags else {
+            throw LightWorkError.usage("\(LensDatabase.name(of: lens)) has no distortion, TCA and vignetting profile at \(r.focal) mm f/\(r.aperture)")
+        }
+        let sim = SyntheticCamera(illuminant: .d65)
+        let white = sim.rawResponse(lab: SIMD3(100, 0, 0))
+        let cx = Double(w - 1) / 2, cy = Double(h - 1) / 2
+        let pattern = DNGLayout().cfa.pattern.map(Int.init)
+        let black = Float(SyntheticCamera.blackLevel), whiteLevel = Float(SyntheticCamera.whiteLevel)
+        // 4 × 4 sub-positions per pixel, each mapped by lensfun into the scene and box-averaged there.
+        let sub = 4
+        var samples = [UInt16](repeating: 0, count: w * h)
+        samples.withUnsafeMutableBufferPointer { buffer in
+            let out = SendablePointer(buffer.baseAddress!)
+            DispatchQueue.concurrentPerform(iterations: h) { y in
+                let positions = UnsafeMutablePointer<Float>.allocate(capacity: 6 * w)
+                let gains = UnsafeMutablePointer<Float>.allocate(capacity: w)
+                defer { positions.deallocate(); gains.deallocate() }
+                var sums = [Double](repeating: 0, count: 3 * w)
+                for j in 0..<sub {
+                    for i in 0..<sub {
+                        let ox = (Double(i) + 0.5) / Double(sub) - 0.5, oy = (Double(j) + 0.5) / Double(sub) - 0.5
+                        forward.sourcePositions(x: Float(ox), y: Float(Double(y) + oy), count: w, into: positions)
+                        for x in 0..<w {
+                            for c in 0..<3 {
+                                sums[3 * x + c] += reflectance(u: Double(positions[6 * x + 2 * c]), v: Double(positions[6 * x + 2 * c + 1]),
+                                                               cx: cx, cy: cy, s: 1 / Double(sub))
+                            }
+                        }
+                    }
+                }
+                gains.initialize(repeating: 1, count: w)
+                forward.vignettingGains(x: 0, y: Float(y), count: w, into: gains)
+                var rng = SeededRandom(seed: r.seed, stream: UInt64(y))
+                for x in 0..<w {
+                    let c = pattern[2 * (y & 1) + (x & 1)]
+                    let value = sums[3 * x + c] / Double(sub * sub) * Double(gains[x]) * white[c]
+                    let v = Float(value) + black + SyntheticCamera.noiseSigma * rng.gaussian()
+                    out.pointer[y * w + x] = UInt16(min(max(v.rounded(), 0), whiteLevel))
+                }
+            }
+        }
+        let mosaic = CFAMosaic(width: w, height: h, samples: samples, layout: DNGLayout())
+        let url = r.output!
+        try DNGWriter.write(mosaic, camera: sim, to: url, make: r.make, model: r.model)
+        // The lens and the shot go into the EXIF IFD, where cameras write them, through exiftool (an
+        // independent writer that darktable and RawTherapee read the same way).
+        let exif = Process()
+        exif.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        exif.arguments = ["exiftool", "-q", "-overwrite_original", "-LensModel=\(LensDatabase.name(of: lens))",
+                          "-LensMake=\(LensDatabase.text(lens.pointee.Maker))", "-FocalLength=\(r.focal)",
+                          "-FNumber=\(r.aperture)", "-ExposureTime=1/125", "-ISO=100", url.path]
+        try exif.run()
+        exif.waitUntilExit()
+        guard exif.terminationStatus == 0 else {
+            throw LightWorkError.missingTool("exiftool could not write the lens EXIF into \(url.path) (install libimage-exiftool-perl)")
+        }
+        // The model's vignetting at the centre of measure-lens-grid's corner patch (the gain at the centre is 1).
+        var corner: Float = 1
+        forward.vignettingGains(x: Float(cornerPatchCentre), y: Float(cornerPatchCentre), count: 1, into: &corner)
+        print("wrote \(url.path): \(w)x\(h) grid through \(LensDatabase.name(of: lens)) on \(r.make) \(r.model) at \(r.focal) mm f/\(r.aperture); model vignetting at the corner \(String(format: "%.4f", corner))")
+    }
+
+    // MARK: measuring
+
+    /// Straightness of a developed grid: each line found near the centre is traced across the frame by the
+    /// centroid of its darkness (per channel), and fitted by a straight line.
+    struct Straightness: Codable {
+        var lines = 0
+        /// The largest distance of a traced point of the green channel from its line's fit, over all lines (pixels).
+        var maxResidual = 0.0
+        var rmsResidual = 0.0
+        /// The same for the red and blue channels (their own fits).
+        var maxResidualRedBlue = 0.0
+        /// RMS distance between the red and blue traces of the same line (lateral CA left, pixels).
+        var redBlueRMS = 0.0
+        /// Mean background level in the four corner patches over the centre patch (linear light).
+        var cornerToCentre = 0.0
+    }
+
+    static func measure(_ arguments: ArraySlice<String>) throws {
+        guard let path = arguments.first else { throw LightWorkError.usage("measure-lens-grid IMAGE [--json]") }
+        let url = URL(fileURLWithPath: path)
+        let data = try Data(contentsOf: url)
+        let engine = EngineConfiguration.detected
+        let decoded = try CodecRegistry.decoder(for: data).decode(data: data, url: url, options: DecodeOptions(), engine: engine)
+        let planes = PlanarImage(decoded.image, engine: engine)
+        let s = straightness(planes, verbose: arguments.contains("--lines"))
+        if arguments.contains("--json") {
+            let enc = JSONEncoder(); enc.outputFormatting = [.sortedKeys]
+            print(String(decoding: try enc.encode(s), as: UTF8.self))
+        } else {
+            print(String(format: "%@: %d lines, straightness (green) max %.3f px, rms %.3f px; red and blue max %.3f px; red-blue %.3f px rms; corner/centre %.4f",
+                         path, s.lines, s.maxResidual, s.rmsResidual, s.maxResidualRedBlue, s.redBlueRMS, s.cornerToCentre))
+        }
+    }
+
+    static func straightness(_ image: PlanarImage, verbose: Bool = false) -> Straightness {
+        let w = image.width, h = image.height
+        var result = Straightness()
+        var squares = 0.0, count = 0, rbSquares = 0.0, rbCount = 0
+        for horizontal in [true, false] {
+            let along = horizontal ? w : h, across = horizontal ? h : w
+            let g = image.plane(1)
+            func value(_ plane: UnsafeMutablePointer<Float>, _ a: Int, _ b: Int) -> Double {
+                Double(horizontal ? plane[b * w + a] : plane[a * w + b])
+            }
+            // Seeds: dark minima of the profile across the lines, a quarter pitch off the centre (inside a cell).
+            let seedAt = along / 2 + Int(pitch / 4)
+            var seeds: [Int] = []
+            let profile = (0..<across).map { value(g, seedAt, $0) }
+            let bright = profile.sorted()[profile.count * 9 / 10]
+            var b = 3
+            while b < across - 3 {
+                if profile[b] < 0.5 * bright, profile[b] == profile[(b - 3)...(b + 3)].min() { seeds.append(b); b += Int(pitch / 2) } else { b += 1 }
+            }
+            let half = Int(pitch / 3)
+            for seed in seeds where seed > half + 4 && seed < across - half - 5 {
+                var traces: [[(Double, Double)]] = [[], [], []]
+                for c in 0..<3 {
+                    let p = image.plane(c)
+                    for direction in [1, -1] {
+                        var centre = Double(seed)
+                        var background: Double?
+                        var a = seedAt
+                        while a >= 8 && a < along - 8 {
+                            let lo = Int(centre.rounded()) - half, hi = Int(centre.rounded()) + half
+                            guard lo >= 0, hi < across else { break }
+                            let window = (lo...hi).map { value(p, a, $0) }
+                            // The line covers a tenth of the window: the median is the background here.
+                            let bg = window.sorted()[window.count / 2]
+                            let darkest = window.indices.min { window[$0] < window[$1] }!
+                            // A crossing line darkens the whole window at once: no centroid where the background
+                            // drops against the last one seen.
+                            if window[darkest] < 0.6 * bg, bg > 0.95 * (background ?? bg) {
+                                background = bg
+                                // The centroid of darkness within a few pixels of the darkest point: the line alone.
+                                var sw = 0.0, sp = 0.0
+                                for k in max(0, darkest - 5)...min(window.count - 1, darkest + 5) {
+                                    let d = max(0, bg - window[k])
+                                    sw += d; sp += d * Double(lo + k)
+                                }
+                                let found = sp / sw
+                                // A step of 3 pixels moves a line by well under 2: farther is another line, or none.
+                                guard abs(found - centre) < 2 || traces[c].isEmpty && abs(found - centre) < 4 else { break }
+                                centre = found
+                                traces[c].append((Double(a), centre))
+                            }
+                            a += direction * 3
+                        }
+                    }
+                }
+                guard traces[1].count > along / 12 else { continue }
+                result.lines += 1
+                var worst = (0.0, 0.0, 0)
+                for c in 0..<3 {
+                    let t = traces[c]
+                    let n = Double(t.count)
+                    let ma = t.map { $0.0 }.reduce(0, +) / n, mb = t.map { $0.1 }.reduce(0, +) / n
+                    let sab = t.map { ($0.0 - ma) * ($0.1 - mb) }.reduce(0, +), saa = t.map { ($0.0 - ma) * ($0.0 - ma) }.reduce(0, +)
+                    let slope = sab / saa
+                    for (a, bv) in t {
+                        let r = abs(bv - (mb + slope * (a - ma))) / (1 + slope * slope).squareRoot()
+                        if c == 1 {
+                            result.maxResidual = max(result.maxResidual, r)
+                            squares += r * r; count += 1
+                        } else {
+                            result.maxResidualRedBlue = max(result.maxResidualRedBlue, r)
+                        }
+                        if r > worst.0 { worst = (r, a, c) }
+                    }
+                }
+                if verbose {
+                    print(String(format: "  %@ line at %d: %d points, worst %.3f px at %.0f (channel %d)", horizontal ? "row" : "column",
+                                 seed, traces[1].count, worst.0, worst.1, worst.2))
+                }
+                let red = Dictionary(traces[0].map { ($0.0, $0.1) }, uniquingKeysWith: { a, _ in a })
+                for (a, blue) in traces[2] { if let rv = red[a] { rbSquares += (rv - blue) * (rv - blue); rbCount += 1 } }
+            }
+        }
+        result.rmsResidual = count > 0 ? (squares / Double(count)).squareRoot() : .nan
+        result.redBlueRMS = rbCount > 0 ? (rbSquares / Double(rbCount)).squareRoot() : .nan
+        // Background: the brighter pixels (off the lines) of 48-pixel patches at the corners and the centre.
+        func level(_ x0: Int, _ y0: Int) -> Double {
+            var v: [Float] = []
+            for y in y0..<(y0 + 48) { for x in x0..<(x0 + 48) { v.append(image.g[y * w + x]) } }
+            v.sort()
+            let top = v[v.count * 95 / 100]
+            let off = v.filter { $0 > 0.85 * top }
+            return Double(off.reduce(0, +)) / Double(off.count)
+        }
+        let m = cornerPatchCentre - 24
+        let corners = [level(m, m), level(w - 48 - m, m), level(m, h - 48 - m), level(w - 48 - m, h - 48 - m)]
+        result.cornerToCentre = corners.reduce(0, +) / 4 / level(w / 2 - 24, h / 2 - 24)
+        return result
+    }
+}
+
+extension CFAMosaic {
+    /// A frame from samples rendered elsewhere (the lens grid).
+    init(width: Int, height: Int, samples: [UInt16], layout: DNGLayout) {
+        self.width = width
+        self.height = height
+        self.samples = samples
+        self.layout = layout
+    }
+}
