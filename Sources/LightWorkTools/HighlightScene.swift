@@ -112,13 +112,3 @@ struct HighlightScene: Sendable {
         FileHandle.standardError.write(Data("wrote \(output.path) and \(truth.path) (\(width) x \(height), truth \(truthStops) EV darker)\n".utf8))
     }
 }
-
-extension CFAMosaic {
-    /// A mosaic from samples already rendered (row-major, `width × height`).
-    init(width: Int, height: Int, samples: [UInt16], layout: DNGLayout) {
-        self.width = width
-        self.height = height
-        self.samples = samples
-        self.layout = layout
-    }
-}
