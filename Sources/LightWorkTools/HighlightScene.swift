@@ -112,4 +112,3 @@ struct HighlightScene: Sendable {
         FileHandle.standardError.write(Data("wrote \(output.path) and \(truth.path) (\(width) x \(height), truth \(truthStops) EV darker)\n".utf8))
     }
 }
-

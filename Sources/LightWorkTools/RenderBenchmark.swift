@@ -28,6 +28,24 @@ public enum RenderBenchmark {
         return lines.joined(separator: "\n")
     }
 
+    /// The best of `repeats` decodes of `url`: its time, the image size and the decoder's details.
+    static func bestDecode(url: URL, options: DecodeOptions, repeats: Int, engine: EngineConfiguration) throws
+        -> (time: (wall: Double, cpu: Double), size: (Int, Int), details: [String: String]) {
+        var size = (0, 0), details: [String: String] = [:]
+        var failure: Error?
+        let time = ChainBenchmark.best(repeats) {
+            ChainBenchmark.timed {
+                do {
+                    let d = try RawDecoder.decode(url: url, options: options, engine: engine)
+                    size = (d.image.width, d.image.height)
+                    details = d.details
+                } catch { failure = error }
+            }
+        }
+        if let failure { throw failure }
+        return ((time.wall, time.cpu), size, details)
+    }
+
     /// `--highlights reconstruct`'s cost: each RAW decoded with `clip` and with `reconstruct` (best of `repeats`),
     /// the difference scaled to 24 MP, with the share of pixels the clip touched.
     public static func highlights(urls: [URL], repeats: Int = 2, engine: EngineConfiguration) throws -> String {
@@ -37,18 +55,10 @@ public enum RenderBenchmark {
             for setting in Highlights.Setting.allCases {
                 var options = DecodeOptions()
                 options.develop[Highlights.self] = setting
-                var failure: Error?
-                let time = ChainBenchmark.best(repeats) {
-                    ChainBenchmark.timed {
-                        do {
-                            let d = try RawDecoder.decode(url: url, options: options, engine: engine)
-                            size = (d.image.width, d.image.height)
-                            note = d.details["highlights"] ?? note
-                        } catch { failure = error }
-                    }
-                }
-                if let failure { throw failure }
-                times.append(time.wall)
+                let run = try bestDecode(url: url, options: options, repeats: repeats, engine: engine)
+                size = run.size
+                note = run.details["highlights"] ?? note
+                times.append(run.time.wall)
             }
             let per24 = 24e6 / Double(size.0 * size.1)
             lines.append(String(format: "highlights reconstruct on %@ (%d×%d): decode %.3f s → %.3f s, +%.3f s per 24 MP (%@)",
@@ -59,18 +69,7 @@ public enum RenderBenchmark {
 
     /// Decodes a RAW file `repeats` times on `engine.threads` threads (LibRaw's OpenMP stages too) and reports the best run.
     public static func decode(url: URL, repeats: Int = 2, engine: EngineConfiguration) throws -> String {
-        let options = DecodeOptions()
-        var size = (0, 0)
-        var failure: Error?
-        let time = ChainBenchmark.best(repeats) {
-            ChainBenchmark.timed {
-                do {
-                    let d = try RawDecoder.decode(url: url, options: options, engine: engine)
-                    size = (d.image.width, d.image.height)
-                } catch { failure = error }
-            }
-        }
-        if let failure { throw failure }
+        let (time, size, _) = try bestDecode(url: url, options: DecodeOptions(), repeats: repeats, engine: engine)
         let mp = Double(size.0 * size.1) / 1e6
         return String(format: "RAW decode %d×%d: %.3f s wall, %.3f s cpu (%.1f MP/s wall)", size.0, size.1, time.wall, time.cpu, mp / time.wall)
     }

@@ -79,6 +79,9 @@ struct HighlightReconstruction {
         var rgb: SIMD3<Float>
         var saturated: Int
         var touched: Bool
+        /// Each channel's sites within 25 % of one another: a flat neighbourhood, not an edge mixing two surfaces
+        /// (only such pixels may lend their hue to a highlight).
+        var smooth: Bool
     }
 
     @inline(__always) private static func mirror(_ v: Int, _ n: Int) -> Int {
@@ -95,6 +98,7 @@ struct HighlightReconstruction {
         let w = Int(bayer.width), h = Int(bayer.height)
         var sum = SIMD3<Float>(repeating: 0), count = SIMD3<Float>(repeating: 0)
         var sat = 0, touched = false
+        var low = SIMD3<Float>(repeating: .greatestFiniteMagnitude), high = SIMD3<Float>(repeating: -.greatestFiniteMagnitude)
         let ownColour = colour(x, y)
         for dy in -1...1 {
             let yy = Self.mirror(y + dy, h)
@@ -110,12 +114,15 @@ struct HighlightReconstruction {
                 guard c != ownColour || (dx == 0 && dy == 0) else { continue }
                 sum[c] += v
                 count[c] += 1
+                low[c] = min(low[c], v)
+                high[c] = max(high[c], v)
                 if raw >= saturation[k] { sat |= 1 << c }
             }
         }
         let px = ahd + 4 * (y * w + x)
         if px[0] == 65535 || px[1] == 65535 || px[2] == 65535 { touched = true }
-        return Sample(rgb: sum / count, saturated: sat, touched: touched)
+        let smooth = all(high .<= 1.25 * low) && all(low .> 0)
+        return Sample(rgb: sum / count, saturated: sat, touched: touched, smooth: smooth)
     }
 
     @inline(__always) private func colour(_ x: Int, _ y: Int) -> Int {
@@ -198,6 +205,7 @@ struct HighlightReconstruction {
                                 let i = gy * gw + x / Self.cell
                                 to.value[i] = true
                                 if s.saturated != 0 { sat += 1; continue }
+                                guard s.smooth else { continue }
                                 let bright = s.rgb.x + s.rgb.y + s.rgb.z
                                 let weight = bright * bright
                                 wo.value[i] += weight
