@@ -3,15 +3,18 @@
 # Prints wall time, MP/s and peak RSS for each case and LightWork's speed as a ratio of the reference.
 set -euo pipefail
 CONFIG=${1:-release}
-SECTION=${2:-all}   # all, or batch for only the batch section
+SECTION=${2:-all}   # all; batch for the batch sections only; scale for the batch-scaling section only
+SCALE_COUNTS=${BENCH_SCALE_COUNTS:-1000 10000 100000}
 BIN=.build/$CONFIG/lightwork
 TOOLS=.build/$CONFIG/lightwork-tools
 DIR=bench-out
 rm -rf "$DIR"; mkdir -p "$DIR/in" "$DIR/ref"
 
 W=6000; H=4000; MP=$(awk "BEGIN{print $W*$H/1e6}")
+if [ "$SECTION" != scale ]; then
 echo "Generating a ${W}x${H} DNG (${MP} MP) ..."
 "$TOOLS" make-bench-dng -o "$DIR/in/bench.dng" --width $W --height $H --seed 1 >/dev/null
+fi
 
 # run LABEL CMD...: wall seconds and peak RSS (MiB) of one command, via GNU time.
 run() {
@@ -30,6 +33,7 @@ run "dcraw_emu -T -4 -o 1 -w -c 0 (reference)" dcraw_emu -T -4 -o 1 -w -c 0 "$DI
 REF=$LAST_SECS
 run "lightwork 16-bit TIFF, uncompressed" "$BIN" convert "$DIR/in/bench.dng" -o "$DIR/tiff" --quiet
 T1=$LAST_SECS
+run "lightwork 16-bit TIFF, --wb auto (its estimate's cost)" "$BIN" convert "$DIR/in/bench.dng" -o "$DIR/tiff-wb" --wb auto --quiet
 run "lightwork 16-bit TIFF, deflate" "$BIN" convert "$DIR/in/bench.dng" -o "$DIR/deflate" --compression deflate --quiet
 T2=$LAST_SECS
 run "lightwork 8-bit JPEG q92" "$BIN" convert "$DIR/in/bench.dng" -o "$DIR/jpeg" --format jpeg --quiet
@@ -39,6 +43,7 @@ printf "  ratio (dcraw_emu time / lightwork time): TIFF %.2fx, deflate %.2fx, JP
 echo "  targets: not slower than dcraw_emu for one image; peak RSS under 600 MiB"
 fi
 
+if [ "$SECTION" != scale ]; then
 echo
 echo "One ${MP} MP JPEG (made from the DNG above) -> output, through LittleCMS into device RGB"
 "$BIN" convert "$DIR/in/bench.dng" -o "$DIR/jpeg-in" --format jpeg --quality 95 --quiet >/dev/null
@@ -47,12 +52,20 @@ run "lightwork JPEG -> 8-bit JPEG q92" "$BIN" convert "$DIR/rgb/bench.jpg" -o "$
 run "lightwork JPEG -> 16-bit TIFF" "$BIN" convert "$DIR/rgb/bench.jpg" -o "$DIR/rgb-tiff" --quiet
 
 echo
+echo "Develop: --highlights reconstruct against clip, per ${MP} MP decode (the bench DNG clips nowhere; the highlight scene's bands do)"
+"$TOOLS" make-highlight-dng -o "$DIR/in/highlights.dng" --truth "$DIR/in/highlights-truth.dng" --width $W --height $H 2>/dev/null
+"$TOOLS" bench --only highlights --raw "$DIR/in/bench.dng" --raw "$DIR/in/highlights.dng" | sed 's/^/  /'
+
+echo
 echo "The full filter chain on a 24 MP working image (every filter non-zero, a film at 80 %), decode and encode excluded"
 "$TOOLS" bench --only chain | sed 's/^/  /'
 
 echo
-echo "Develop modules on a 24 MP working image (float planes in and out excluded)"
-"$TOOLS" bench --only develop | sed 's/^/  /'
+echo "Develop: sharpening and geometry modules, each alone on a 24 MP linear image"
+"$TOOLS" bench --only develop-geometry | sed 's/^/  /'
+
+echo "The develop stage on a 24 MP image: each module at a typical setting, then every module on (two threads)"
+"$TOOLS" bench --only develop --threads 2 | sed 's/^/  /'
 
 # ---------------------------------------------------------------------------------------------------------
 # Batch: 8 different 24 MP DNGs -> 16-bit TIFF through the full film chain (a recipe), LightWork's worker
@@ -98,6 +111,49 @@ tree_run "lightwork film recipe -> tiff16, --jobs $(nproc)" "$BIN" convert "$DIR
 LWB=$LAST_SECS; LWC=$LAST_CPU
 printf "  ratio dcraw_emu / lightwork: wall time %.2fx, CPU time %.2fx  (>= 1: LightWork with the film chain is at least as fast)\n" \
   "$(awk "BEGIN{print $REFB/$LWB}")" "$(awk "BEGIN{print $REFC/$LWC}")"
-echo "  re-run of the same command (everything skipped): $(
-  s=$(date +%s.%N); "$BIN" convert "$DIR/batch" -o "$DIR/batch-out" --recipe Samples/recipes/harbour-evening.json \
-    --format tiff16 --quiet >/dev/null 2>&1; e=$(date +%s.%N); awk "BEGIN{printf \"%.2f s\", $e-$s}")"
+s=$(date +%s.%N); "$BIN" convert "$DIR/batch" -o "$DIR/batch-out" --recipe Samples/recipes/harbour-evening.json \
+  --format tiff16 --quiet >/dev/null 2>&1; e=$(date +%s.%N)
+printf "  re-run of the same command (everything skipped): %.2f s = %.1f %% of converting them  (target < 5 %%)\n" \
+  "$(awk "BEGIN{print $e-$s}")" "$(awk "BEGIN{print 100*($e-$s)/$LWB}")"
+fi
+
+# ---------------------------------------------------------------------------------------------------------
+# Batch scaling: N tiny PNGs (16x16, each of its own colours, 1,000 to a subfolder) -> JPEG, N = 1,000 to
+# 100,000: the cost of each file beyond its pixels (planning, scheduling, workers, manifest), per file, and
+# the parent's peak RSS (GNU time's %M: the largest of the process and its workers). The inputs are made
+# first and left 2 s, so their mtimes are settled and the no-op re-run trusts every stat (FileSignature).
+echo
+echo "Batch scaling: tiny 16x16 PNGs -> JPEG ($(nproc) cores; wall time, and CPU time of all processes)"
+# scale_run N LABEL CMD...: sets S_SECS, S_CPU (user + system, workers included) and S_KIB.
+scale_run() {
+  local label=$1; shift
+  /usr/bin/time -f "%e %U %S %M" -o "$DIR/time.txt" "$@" >/dev/null 2>"$DIR/stderr.txt" || { echo "$label failed:"; tail -5 "$DIR/stderr.txt"; exit 1; }
+  read -r S_SECS user sys S_KIB < "$DIR/time.txt"
+  S_CPU=$(awk "BEGIN{print $user+$sys}")
+}
+FIRST_MS=""; FIRST_KIB=""
+for n in $SCALE_COUNTS; do
+  "$TOOLS" make-tiny-pngs -o "$DIR/tiny-$n" --count "$n" --size 16
+  sleep 2.1
+  scale_run "convert $n" "$BIN" convert "$DIR/tiny-$n" -o "$DIR/tiny-$n-out" --format jpeg --quiet
+  ms=$(awk "BEGIN{print 1000*$S_SECS/$n}"); cpu=$(awk "BEGIN{print 1000*$S_CPU/$n}"); kib=$S_KIB
+  scale_run "re-run $n" "$BIN" convert "$DIR/tiny-$n" -o "$DIR/tiny-$n-out" --format jpeg --quiet
+  printf "  %7d files: %6.2f ms/file (CPU %5.2f ms/file)  peak RSS %5.0f MiB  no-op re-run %6.2f s (%.3f ms/file, CPU %.2f s, peak RSS %.0f MiB)\n" \
+    "$n" "$ms" "$cpu" "$(awk "BEGIN{print $kib/1024}")" "$S_SECS" "$(awk "BEGIN{print 1000*$S_SECS/$n}")" "$S_CPU" "$(awk "BEGIN{print $S_KIB/1024}")"
+  [ -z "$FIRST_MS" ] && { FIRST_MS=$ms; FIRST_CPU=$cpu; FIRST_KIB=$kib; FIRST_N=$n; }
+  LAST_MS=$ms; LAST_CPU_MS=$cpu; LAST_KIB=$kib; LAST_N=$n
+  rm -rf "$DIR/tiny-$n" "$DIR/tiny-$n-out"
+done
+printf "  per-file cost at %d / at %d files: wall %.2fx, CPU %.2fx (target <= 1.2x); peak RSS %.2fx (target: flat)\n" \
+  "$LAST_N" "$FIRST_N" "$(awk "BEGIN{print $LAST_MS/$FIRST_MS}")" "$(awk "BEGIN{print $LAST_CPU_MS/$FIRST_CPU}")" "$(awk "BEGIN{print $LAST_KIB/$FIRST_KIB}")"
+
+# ---------------------------------------------------------------------------------------------------------
+# The ledger: `manifest merge` of the ledgers 100 shard tasks of 1,000 files each leave (docs/batch.md).
+echo
+echo "Ledger: manifest merge of 100 shards x 1,000 entries"
+"$TOOLS" make-shard-ledgers -o "$DIR/merge" --shards 100 --entries 1000 2>/dev/null
+/usr/bin/time -f "%e %M" -o "$DIR/time.txt" "$BIN" manifest merge "$DIR/merge" --shards 100 -o "$DIR/merge/manifest.json" \
+  >/dev/null 2>"$DIR/stderr.txt" || { echo "manifest merge failed:"; cat "$DIR/stderr.txt"; exit 1; }
+read -r secs kib < "$DIR/time.txt"
+printf "  %-46s %6.2f s  peak RSS %5.0f MiB  (%d entries merged)\n" "lightwork manifest merge, 100 x 1,000 entries" "$secs" \
+  "$(awk "BEGIN{print $kib/1024}")" "$(grep -c '"relativePath"' "$DIR/merge/manifest.json")"

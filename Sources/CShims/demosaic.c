@@ -6,6 +6,7 @@
 // built for AVX2 and for baseline x86-64 without FMA, so both give the same bytes.
 #include "lw_demosaic.h"
 #include "lw_cpu.h"
+#include "mirror.h"
 #include <string.h>
 
 #define M 6                              // tile margin: window 1 + homogeneity 1 + Lab/RGB 1 + green 1 + mosaic 2
@@ -39,17 +40,6 @@ static inline float lab_f(float t) {
     return t > 216.0f / 24389.0f ? y : (24389.0f / 27.0f * t + 16.0f) / 116.0f;
 }
 
-// Reflection about the first and last pixel, repeated for images narrower than the margin. The period
-// 2 (n - 1) is even, so the colour at the result is the colour at v.
-static inline int mirror(int v, int n) {
-    if (v >= 0 && v < n) return v;
-    if (n < 2) return 0;
-    int p = 2 * (n - 1);
-    v %= p;
-    if (v < 0) v += p;
-    return v >= n ? p - v : v;
-}
-
 static void setup(const lw_bayer *b, tile_t *t) {
     for (int py = 0; py < 2; py++)
         for (int i = 0; i < E; i++) {
@@ -81,7 +71,7 @@ void tile_body(const lw_bayer *b, int x0, int y0, tile_t *restrict t, uint16_t *
     // 1. The normalised mosaic, mirrored at the image edges (x0, y0 and M are even: parity is the image's).
     const int inside = x0 - M >= 0 && x0 - M + E <= W;
     for (int j = 0; j < E; j++) {
-        int y = mirror(y0 - M + j, H), py = j & 1;
+        int y = lw_mirror(y0 - M + j, H), py = j & 1;
         const uint16_t *row = b->raw + (size_t)y * b->pitch;
         const float *bl = t->black[py], *sc = t->scale[py];
         float *restrict dst = t->cfa + j * E;
@@ -89,7 +79,7 @@ void tile_body(const lw_bayer *b, int x0, int y0, tile_t *restrict t, uint16_t *
             const uint16_t *src = row + x0 - M;
             for (int i = 0; i < E; i++) dst[i] = clamp01(((float)src[i] - bl[i]) * sc[i]);
         } else {
-            for (int i = 0; i < E; i++) dst[i] = clamp01(((float)row[mirror(x0 - M + i, W)] - bl[i]) * sc[i]);
+            for (int i = 0; i < E; i++) dst[i] = clamp01(((float)row[lw_mirror(x0 - M + i, W)] - bl[i]) * sc[i]);
         }
     }
 

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import LightWork
 
 /// The 2 × 2 colour filter layouts a generated DNG can have (DNG CFAPattern values, 0 = red, 1 = green, 2 = blue).
@@ -35,6 +36,15 @@ struct DNGLayout: Sendable {
     }
 }
 
+/// The noise a generated frame is recorded with.
+enum SensorNoise: Sendable, Equatable {
+    /// Additive Gaussian noise of `SyntheticCamera.noiseSigma` raw units (the committed samples).
+    case fixed
+    /// The Poisson-Gaussian noise of `SyntheticCamera`'s sensor at this ISO; 0 records the scene noiseless
+    /// (quantised only), the reference a noisy frame of the same scene and seed is measured against.
+    case iso(Int)
+}
+
 /// A raw Bayer frame: one 16-bit sample per pixel, row-major, as stored in the DNG.
 struct CFAMosaic: Sendable {
     let width: Int
@@ -43,15 +53,15 @@ struct CFAMosaic: Sendable {
     let layout: DNGLayout
 
     /// Renders the scene as `camera` records it: raw response + black level + seeded noise, quantised and clipped.
-    init(scene: SceneGenerator, camera: SyntheticCamera, seed: UInt64, layout: DNGLayout = DNGLayout()) {
-        let w = scene.layout.width, h = scene.layout.height
+    init(scene: any ScenePainter, camera: SyntheticCamera, seed: UInt64, layout: DNGLayout = DNGLayout(), noise: SensorNoise = .fixed) {
+        let w = scene.width, h = scene.height
         guard let (sw, sh) = layout.storedSize(width: w, height: h) else {
             preconditionFailure("DNGLayout.storedSize must be checked before rendering")
         }
         width = sw
         height = sh
         self.layout = layout
-        let palette = ScenePalette(scene.layout.materials.map(camera.rawResponse(lab:)))
+        let palette = ScenePalette(scene.materials.map(camera.rawResponse(lab:)))
         let black = Float(SyntheticCamera.blackLevel), white = Float(SyntheticCamera.whiteLevel)
         let sigma = SyntheticCamera.noiseSigma
         let pattern = layout.cfa.pattern.map(Int.init)
@@ -76,15 +86,39 @@ struct CFAMosaic: Sendable {
                     var rng = SeededRandom(seed: seed, stream: UInt64(y))
                     let dst = out.pointer + y * sw
                     var x = 0
-                    while x < sw {
-                        let v = (x & 1 == 0 ? even[x] : odd[x]) + black + sigma * rng.gaussian()
-                        dst[x] = UInt16(min(max(v.rounded(), 0), white))
-                        x += 1
+                    switch noise {
+                    case .fixed:
+                        while x < sw {
+                            let v = (x & 1 == 0 ? even[x] : odd[x]) + black + sigma * rng.gaussian()
+                            dst[x] = UInt16(min(max(v.rounded(), 0), white))
+                            x += 1
+                        }
+                    case .iso(let iso):
+                        let e = iso > 0 ? SyntheticCamera.electronsPerUnitAtISO100 * 100 / Double(iso) : 0
+                        let read = e > 0 ? Float((pow(SyntheticCamera.readNoiseElectrons / e, 2) + pow(Double(sigma), 2)).squareRoot()) : 0
+                        while x < sw {
+                            var v = x & 1 == 0 ? even[x] : odd[x]
+                            if e > 0 { v = Float(Self.electrons(Double(max(v, 0)) * e, &rng) / e) + read * rng.gaussian() }
+                            dst[x] = UInt16(min(max((v + black).rounded(), 0), white))
+                            x += 1
+                        }
                     }
                 }
             }
             count = sw * sh
         }
+    }
+}
+
+extension CFAMosaic {
+    /// A Poisson draw of mean `mean` electrons: exact (Knuth's product of uniforms) below 30, above it a Gaussian
+    /// of the same mean and variance.
+    static func electrons(_ mean: Double, _ rng: inout SeededRandom) -> Double {
+        guard mean < 30 else { return mean + mean.squareRoot() * Double(rng.gaussian()) }
+        let limit = exp(-mean)
+        var k = 0.0, p = rng.unit()
+        while p > limit { k += 1; p *= rng.unit() }
+        return k
     }
 }
 
@@ -94,9 +128,9 @@ private final class SceneFrame: @unchecked Sendable {
     let height: Int
     let planes: [Float]
 
-    init(scene: SceneGenerator, palette: ScenePalette) {
-        width = scene.layout.width
-        height = scene.layout.height
+    init(scene: any ScenePainter, palette: ScenePalette) {
+        width = scene.width
+        height = scene.height
         let (w, h) = (width, height)
         planes = [Float](unsafeUninitializedCapacity: 3 * w * h) { buffer, count in
             let out = SendablePointer(buffer.baseAddress!)

@@ -28,6 +28,35 @@ public enum RenderBenchmark {
         return lines.joined(separator: "\n")
     }
 
+    /// `--highlights reconstruct`'s cost: each RAW decoded with `clip` and with `reconstruct` (best of `repeats`),
+    /// the difference scaled to 24 MP, with the share of pixels the clip touched.
+    public static func highlights(urls: [URL], repeats: Int = 2, engine: EngineConfiguration) throws -> String {
+        var lines: [String] = []
+        for url in urls {
+            var times: [Double] = [], size = (0, 0), note = ""
+            for setting in Highlights.Setting.allCases {
+                var options = DecodeOptions()
+                options.develop[Highlights.self] = setting
+                var failure: Error?
+                let time = ChainBenchmark.best(repeats) {
+                    ChainBenchmark.timed {
+                        do {
+                            let d = try RawDecoder.decode(url: url, options: options, engine: engine)
+                            size = (d.image.width, d.image.height)
+                            note = d.details["highlights"] ?? note
+                        } catch { failure = error }
+                    }
+                }
+                if let failure { throw failure }
+                times.append(time.wall)
+            }
+            let per24 = 24e6 / Double(size.0 * size.1)
+            lines.append(String(format: "highlights reconstruct on %@ (%d×%d): decode %.3f s → %.3f s, +%.3f s per 24 MP (%@)",
+                                url.lastPathComponent, size.0, size.1, times[0], times[1], (times[1] - times[0]) * per24, note))
+        }
+        return lines.joined(separator: "\n")
+    }
+
     /// Decodes a RAW file `repeats` times on `engine.threads` threads (LibRaw's OpenMP stages too) and reports the best run.
     public static func decode(url: URL, repeats: Int = 2, engine: EngineConfiguration) throws -> String {
         let options = DecodeOptions()

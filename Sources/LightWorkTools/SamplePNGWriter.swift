@@ -5,9 +5,9 @@ import LightWork
 /// The reference rendering of the scene as an 8-bit sRGB PNG (what the surfaces look like to a viewer adapted to
 /// the scene light). Private to the tool; LightWork's own PNG writer replaces it once both exist.
 enum SamplePNGWriter {
-    static func write(scene: SceneGenerator, camera: SyntheticCamera, to url: URL) throws {
-        let w = scene.layout.width, h = scene.layout.height
-        let palette = ScenePalette(scene.layout.materials.map(camera.linearSRGB(lab:)))
+    static func write(scene: any ScenePainter, camera: SyntheticCamera, to url: URL) throws {
+        let w = scene.width, h = scene.height
+        let palette = ScenePalette(scene.materials.map(camera.linearSRGB(lab:)))
         let encode = FastCurve.encoder(.sRGB)
         var bytes = [UInt8](repeating: 0, count: w * h * 3)
         let rows = UnsafeMutablePointer<Float>.allocate(capacity: 3 * w)

@@ -13,10 +13,24 @@ struct ScenePalette: Sendable {
     }
 }
 
-/// Paints the scene one row at a time into planar Float rows. Mixing happens in linear light, so the same
-/// code paints raw camera values (for the DNG) and linear sRGB (for the reference PNG).
-struct SceneGenerator: Sendable {
+/// A scene of flat materials (CIELAB D50 each) painted one row at a time into planar Float rows, in the colours of a
+/// palette made from `materials`. Mixing happens in linear light, so the same code paints raw camera values (for the
+/// DNG) and linear sRGB (for the reference PNG).
+protocol ScenePainter: Sendable {
+    var width: Int { get }
+    var height: Int { get }
+    /// Every material's CIELAB D50 colour, indexed as the palette.
+    var materials: [SIMD3<Double>] { get }
+    /// Fills `r`, `g`, `b` (each `width` long) with row `y` in the colours of `palette`.
+    func renderRow(_ y: Int, palette: ScenePalette, r: UnsafeMutablePointer<Float>, g: UnsafeMutablePointer<Float>, b: UnsafeMutablePointer<Float>)
+}
+
+/// The test chart: ColorChecker, grey ramp, zone plate and lines (`SceneLayout`).
+struct SceneGenerator: ScenePainter {
     let layout: SceneLayout
+    var width: Int { layout.width }
+    var height: Int { layout.height }
+    var materials: [SIMD3<Double>] { layout.materials }
 
     /// Fills `r`, `g`, `b` (each `layout.width` long) with row `y` in the colours of `palette`.
     func renderRow(_ y: Int, palette: ScenePalette, r: UnsafeMutablePointer<Float>, g: UnsafeMutablePointer<Float>, b: UnsafeMutablePointer<Float>) {

@@ -5,12 +5,21 @@ import LightWork
 enum SceneIlluminant: String, Sendable, CaseIterable {
     case d65 = "D65"
     case a = "A"
+    case d50 = "D50"
+    case d55 = "D55"
+    case d75 = "D75"
+    /// CIE F2, cool white fluorescent (off the Planckian locus).
+    case f2 = "F2"
 
-    /// XYZ of the illuminant's white, Y = 1.
+    /// XYZ of the illuminant's white, Y = 1 (CIE 15 chromaticities, 2° observer).
     var white: SIMD3<Double> {
         switch self {
         case .d65: return CIE.d65
         case .a: return CIE.illuminantA
+        case .d50: return CIE.xyToXYZ(x: 0.34567, y: 0.35850)
+        case .d55: return CIE.xyToXYZ(x: 0.33242, y: 0.34743)
+        case .d75: return CIE.xyToXYZ(x: 0.29902, y: 0.31485)
+        case .f2: return CIE.xyToXYZ(x: 0.37208, y: 0.37529)
         }
     }
 
@@ -19,6 +28,10 @@ enum SceneIlluminant: String, Sendable, CaseIterable {
         switch self {
         case .d65: return 21
         case .a: return 17
+        case .d50: return 23
+        case .d55: return 20
+        case .d75: return 22
+        case .f2: return 14
         }
     }
 }
@@ -48,16 +61,26 @@ struct SyntheticCamera: Sendable {
     /// Standard deviation of the additive sensor noise, in raw units (seeded, never time-based).
     static let noiseSigma: Float = 1.5
 
+    /// A sensor of 4 electrons per raw unit at ISO 100 (a full well of about 64 000 e⁻), 3 e⁻ of read noise
+    /// before the gain and 1.5 raw units after it: at ISO S a raw unit is 4 · 100 / S electrons. Shot noise is
+    /// Poisson (drawn exactly below 30 electrons, as a Gaussian of the same variance above), read noise Gaussian.
+    static let electronsPerUnitAtISO100 = 4.0
+    static let readNoiseElectrons = 3.0
+
     let illuminant: SceneIlluminant
     /// Raw units above black per unit of camera response.
     let exposure: Double
 
-    init(illuminant: SceneIlluminant) {
+    /// Stops the data lies below the normal exposure (BaselineExposure stays the normal exposure's).
+    let underexposure: Double
+
+    init(illuminant: SceneIlluminant, underexposure: Double = 0) {
         self.illuminant = illuminant
+        self.underexposure = underexposure
         let whitePatch = ColorChecker.patches[18].lab
         let response = SyntheticCamera.colorMatrix1 * SyntheticCamera.sceneXYZ(lab: whitePatch, under: illuminant)
         exposure = SyntheticCamera.whitePatchFraction * Double(SyntheticCamera.whiteLevel - SyntheticCamera.blackLevel)
-            / response.max()
+            / response.max() * exp2(-underexposure)
     }
 
     /// XYZ of a surface (given by its CIELAB D50 colour) lit by `illuminant`: Lab → XYZ D50 → Bradford.
@@ -66,10 +89,11 @@ struct SyntheticCamera: Sendable {
     }
 
     /// DNG BaselineExposure (EV): brings a perfect white reflector (Y = 1) to 1.0 after white balance,
-    /// since the data sits below clipping (the white patch at `whitePatchFraction`) as a real camera's does.
+    /// since the data sits below clipping (the white patch at `whitePatchFraction`) as a real camera's does
+    /// (for an underexposed frame: where the normal exposure would bring it).
     var baselineExposure: Double {
         let n = SyntheticCamera.colorMatrix1 * illuminant.white
-        return log2(Double(SyntheticCamera.whiteLevel - SyntheticCamera.blackLevel) / (exposure * n.max()))
+        return log2(Double(SyntheticCamera.whiteLevel - SyntheticCamera.blackLevel) / (exposure * exp2(underexposure) * n.max()))
     }
 
     /// The camera's white balance for the scene light, largest channel 1 (the DNG AsShotNeutral tag).

@@ -11,32 +11,51 @@
 // A 24-megapixel benchmark frame (not committed; any seed gives a slightly different file):
 //
 //   .build/release/lightwork-tools make-bench-dng -o /tmp/bench.dng --width 6000 --height 4000 --seed 7
+import CShims
 import Foundation
 import LightWork
 
 let usage = """
     usage:
-      lightwork-tools make-sample-dng -o FILE.dng [--width W --height H] [--seed N] [--illuminant D65|A]
+      lightwork-tools make-sample-dng -o FILE.dng [--width W --height H] [--seed N] [--illuminant D65|A|D50|D55|D75|F2]
+                                      [--scene chart|photo] [--underexpose STOPS]
                                       [--truth FILE.json] [--srgb-png FILE.png] [--compression none|ljpeg]
                                       [--cfa RGGB|BGGR|GRBG|GBRG] [--orientation 1..8] [--default-scale H:V]
+                                      [--iso N]
       lightwork-tools make-bench-dng  -o FILE.dng [--width 6000 --height 4000] [--seed N] [--illuminant D65|A]
                                       [--truth FILE.json] [--srgb-png FILE.png]
-      lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels|develop]
+      lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels|highlights|develop-geometry|develop]
 
+      lightwork-tools make-tiny-pngs -o DIR --count N [--size 16]
+                                      N small 8-bit sRGB PNGs, each of its own colours, 1,000 to a subfolder
+                                      (make bench's batch-scaling inputs)
+      lightwork-tools make-highlight-dng -o CLIPPED.dng --truth TRUTH.dng [--width 480 --height 320] [--seed N]
+                                             bands pushed past white, and the same scene 2 EV darker (the truth)
       lightwork-tools make-films [DIR]       film catalog + lookup images (default Profiles/films)
+      lightwork-tools image-stats FILE...    each file's mean grey (mean R, G, B sample, 8-bit scale)
+      lightwork-tools contact-sheet -o OUT.png [--columns N] [--tile W:H] FILE...
+                                      the files side by side in rows of N, each fitted to a W x H cell
       lightwork-tools mutate-samples -o DIR [--seed S] [--count N] [FILE...]
                                       N (default 1000) damaged copies of FILEs (default: Samples/*.dng,
                                       Samples/scene-srgb.png and ../shared/samples raw/ and rgb/ when present)
+      lightwork-tools make-shard-ledgers -o DIR [--shards N] [--entries M]   the ledgers N shards leave (make bench: manifest merge)
     \(UnlockSigner.usage)
     \(LensGrid.usage)
 
     make-*-dng write a synthetic RGGB DNG of a ColorChecker, a grey ramp and a zone plate with fine lines, of known colour.
     --compression ljpeg stores the raw data as lossless-JPEG tiles (DNG Compression 7; width and height multiples of 16).
+    --scene photo paints a landscape (sky, clouds, grass, a white house, a car with clipped glints) instead of the
+    chart; its truth file lists its flat areas. --underexpose darkens the raw data by STOPS with a normal exposure's
+    BaselineExposure (for exposure tests).
     make-sample-dng defaults to 1536 x 1024, make-bench-dng to 6000 x 4000; the seed defaults to 1.
     --cfa, --orientation (EXIF) and --default-scale (DNG DefaultScale: pixel aspect H/V, e.g. 2:1) change how the
     DNG stores the scene; a reader applying them sees it upright at W x H, so the truth file stays valid.
+    --iso N records the scene with the Poisson-Gaussian noise of a sensor at ISO N (SyntheticCamera), 0 without
+    noise; without it the fixed 1.5 raw units of the committed samples.
     bench times the full filter chain and the neutral render on a synthetic image (and decoding --raw FILE);
-    --breakdown adds each filter's cost in a pass of its own and in cache (--only kernels: just the latter).
+    --breakdown adds each filter's cost in a pass of its own and in cache (--only kernels: just the latter);
+    --only highlights times decoding each --raw FILE (repeatable) with --highlights clip and reconstruct.
+    --only develop times each develop module and the whole develop stage with every module on.
     """
 
 /// What one run is asked to make.
@@ -50,6 +69,11 @@ struct SampleRequest {
     var srgbPNG: URL?
     var compression = DNGWriter.Compression.none
     var layout = DNGLayout()
+    var noise = SensorNoise.fixed
+    /// `chart` (the ColorChecker test chart) or `photo` (`PhotoScene`).
+    var scene = "chart"
+    /// Stops the raw data is darker than a normal exposure, with the BaselineExposure of a normal one.
+    var underexpose = 0.0
 
     /// Parses the options after the command name; throws `.usage` on any mistake, before touching a file.
     init(arguments: ArraySlice<String>, defaultWidth: Int, defaultHeight: Int) throws {
@@ -77,9 +101,17 @@ struct SampleRequest {
             case "--illuminant":
                 let text = try value(flag)
                 guard let i = SceneIlluminant.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) else {
-                    throw LightWorkError.usage("--illuminant expects D65 or A, not '\(text)'")
+                    throw LightWorkError.usage("--illuminant expects \(SceneIlluminant.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
                 }
                 illuminant = i
+            case "--scene":
+                let text = try value(flag)
+                guard ["chart", "photo"].contains(text) else { throw LightWorkError.usage("--scene expects chart or photo, not '\(text)'") }
+                scene = text
+            case "--underexpose":
+                let text = try value(flag)
+                guard let v = Double(text), (0...8).contains(v) else { throw LightWorkError.usage("--underexpose expects stops between 0 and 8, not '\(text)'") }
+                underexpose = v
             case "--truth": truth = URL(fileURLWithPath: try value(flag))
             case "--srgb-png": srgbPNG = URL(fileURLWithPath: try value(flag))
             case "--compression":
@@ -100,6 +132,12 @@ struct SampleRequest {
                     throw LightWorkError.usage("--orientation expects an EXIF orientation 1...8, not '\(text)'")
                 }
                 layout.orientation = o
+            case "--iso":
+                let text = try value(flag)
+                guard let iso = Int(text), (0...409_600).contains(iso) else {
+                    throw LightWorkError.usage("--iso expects a whole number 0…409600 (0: noiseless), not '\(text)'")
+                }
+                noise = .iso(iso)
             case "--default-scale":
                 let text = try value(flag)
                 let parts = text.split(separator: ":").compactMap { Int($0) }
@@ -128,13 +166,20 @@ struct SampleRequest {
 func makeSample(_ request: SampleRequest, command: String) throws {
     let start = Date()
     let layout = SceneLayout(width: request.width, height: request.height, seed: request.seed)
-    let scene = SceneGenerator(layout: layout)
-    let camera = SyntheticCamera(illuminant: request.illuminant)
-    let mosaic = CFAMosaic(scene: scene, camera: camera, seed: request.seed, layout: request.layout)
+    let photo = request.scene == "photo" ? PhotoScene(width: request.width, height: request.height, seed: request.seed) : nil
+    let scene: any ScenePainter = photo ?? SceneGenerator(layout: layout)
+    let camera = SyntheticCamera(illuminant: request.illuminant, underexposure: request.underexpose)
+    let mosaic = CFAMosaic(scene: scene, camera: camera, seed: request.seed, layout: request.layout, noise: request.noise)
     try DNGWriter.write(mosaic, camera: camera, to: request.output!, compression: request.compression)
     var written = [request.output!.path]
     if let truth = request.truth {
-        try SceneTruth(layout: layout, camera: camera, seed: request.seed, generator: "lightwork-tools \(command)", storage: request.layout).write(to: truth)
+        if let photo {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(photo.truth(camera: camera)).write(to: truth, options: .atomic)
+        } else {
+            try SceneTruth(layout: layout, camera: camera, seed: request.seed, generator: "lightwork-tools \(command)", storage: request.layout).write(to: truth)
+        }
         written.append(truth.path)
     }
     if let png = request.srgbPNG {
@@ -149,7 +194,7 @@ func makeSample(_ request: SampleRequest, command: String) throws {
 
 /// `bench`: engine throughput on a synthetic frame, optionally a RAW decode.
 func runBenchmarks(_ arguments: ArraySlice<String>) throws {
-    var width = 6000, height = 4000, raw: URL?, breakdown = false, only: String?
+    var width = 6000, height = 4000, raw: URL?, raws: [URL] = [], breakdown = false, only: String?
     var engine = EngineConfiguration.detected
     var rest = arguments
     while let flag = rest.popFirst() {
@@ -159,7 +204,7 @@ func runBenchmarks(_ arguments: ArraySlice<String>) throws {
         case "--width": width = Int(value) ?? width
         case "--height": height = Int(value) ?? height
         case "--threads": engine = EngineConfiguration(threads: Int(value) ?? engine.threads)
-        case "--raw": raw = URL(fileURLWithPath: value)
+        case "--raw": raw = URL(fileURLWithPath: value); raws.append(URL(fileURLWithPath: value))
         case "--only": only = value
         default: throw LightWorkError.usage("unknown option '\(flag)'\n\(usage)")
         }
@@ -170,8 +215,11 @@ func runBenchmarks(_ arguments: ArraySlice<String>) throws {
         print(ChainBenchmark.breakdown(width: width, height: height, engine: engine))
         print(ChainBenchmark.kernels(width: width, height: height))
     }
+    if only == "develop-geometry" { print(try SharpenGeometryBenchmark.run(width: width, height: height, engine: engine)) }
     if only == nil || only == "neutral" { print(RenderBenchmark.neutral(width: width, height: height, engine: engine)) }
-    if only == nil || only == "develop" { print(try LensBenchmark.run(width: width, height: height, engine: engine)) }
+    if only == "highlights" { print(try RenderBenchmark.highlights(urls: raws, engine: engine)); return }
+    if only == "develop" { print(try DevelopBenchmark.run(width: width, height: height, engine: engine)) }
+    if only == "develop" { print(try LensBenchmark.run(width: width, height: height, engine: engine)) }
     if let raw { print(try RenderBenchmark.decode(url: raw, engine: engine)) }
 }
 
@@ -214,6 +262,42 @@ func mutateSamples(_ arguments: ArraySlice<String>) throws {
     FileHandle.standardError.write(Data("wrote \(written.count) mutated inputs from \(sources.count) source file(s) into \(output.path) (seed \(seed))\n".utf8))
 }
 
+/// `make-tiny-pngs`: many small PNGs that differ from each other (a gradient offset by the file's number), for
+/// timing the batch's per-file cost at 1,000 to 100,000 files.
+func makeTinyPNGs(_ arguments: ArraySlice<String>) throws {
+    var output: URL?, count = 0, size = 16
+    var rest = arguments
+    while let arg = rest.popFirst() {
+        guard let value = rest.popFirst() else { throw LightWorkError.usage("\(arg) needs a value") }
+        switch arg {
+        case "-o", "--output": output = URL(fileURLWithPath: value)
+        case "--count", "--size":
+            guard let n = Int(value), n > 0 else { throw LightWorkError.usage("\(arg) expects a positive whole number, not '\(value)'") }
+            if arg == "--count" { count = n } else { size = n }
+        default: throw LightWorkError.usage("unknown option '\(arg)'\n\(usage)")
+        }
+    }
+    guard let output, count > 0 else { throw LightWorkError.usage("make-tiny-pngs needs -o DIR and --count N\n\(usage)") }
+    var pixels = [UInt8](repeating: 0, count: size * size * 3)
+    var message = [CChar](repeating: 0, count: 256)
+    for i in 0..<count {
+        let folder = output.appendingPathComponent(String(format: "d%03d", i / 1000))
+        if i % 1000 == 0 { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        for y in 0..<size {
+            for x in 0..<size {
+                let p = 3 * (y * size + x)
+                pixels[p] = UInt8(truncatingIfNeeded: i &+ x * 16)
+                pixels[p + 1] = UInt8(truncatingIfNeeded: (i >> 8) &+ y * 16)
+                pixels[p + 2] = UInt8(truncatingIfNeeded: (i >> 16) &+ (x + y) * 8)
+            }
+        }
+        let url = folder.appendingPathComponent(String(format: "tiny-%06d.png", i))
+        guard lw_samplepng_write_srgb8(url.path, pixels, UInt32(size), UInt32(size), &message, message.count) == 0 else {
+            throw LightWorkError.writeFailed("\(url.path): \(String(cString: message))")
+        }
+    }
+}
+
 let arguments = CommandLine.arguments
 do {
     guard arguments.count >= 2 else { throw LightWorkError.usage(usage) }
@@ -222,6 +306,10 @@ do {
         try makeSample(SampleRequest(arguments: arguments.dropFirst(2), defaultWidth: 1536, defaultHeight: 1024), command: arguments[1])
     case "make-bench-dng":
         try makeSample(SampleRequest(arguments: arguments.dropFirst(2), defaultWidth: 6000, defaultHeight: 4000), command: arguments[1])
+    case "make-tiny-pngs":
+        try makeTinyPNGs(arguments.dropFirst(2))
+    case "make-highlight-dng":
+        try HighlightScene.run(arguments.dropFirst(2))
     case "make-lens-grid-dng":
         try LensGrid.make(arguments.dropFirst(2))
     case "measure-lens-grid":
@@ -230,8 +318,14 @@ do {
         try FilmLookGenerator.run(directory: URL(fileURLWithPath: arguments.count > 2 ? arguments[2] : "Profiles/films"))
     case "bench":
         try runBenchmarks(arguments.dropFirst(2))
+    case "image-stats":
+        try ImageTools.stats(arguments.dropFirst(2))
+    case "contact-sheet":
+        try ImageTools.contactSheet(arguments.dropFirst(2))
     case "mutate-samples":
         try mutateSamples(arguments.dropFirst(2))
+    case "make-shard-ledgers":
+        try ShardLedgers.run(arguments.dropFirst(2))
     case "unlock-keygen":
         try UnlockSigner.keygen(arguments.dropFirst(2))
     case "sign-unlock":

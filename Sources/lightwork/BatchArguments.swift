@@ -10,6 +10,8 @@ enum BatchArguments {
         OptionSpec(name: "worker-memory", value: "SIZE", help: "address space each worker may take (RLIMIT_AS): a file needing more fails alone; 8G, 2G, 0 = none (default: --max-memory, at least 4G)"),
         OptionSpec(name: "timeout", value: "SECONDS", help: "time limit per file: it fails and its worker is replaced (default 300; 0 = none)"),
         OptionSpec(name: "force", value: nil, help: "convert every input again, even those the manifest shows complete"),
+        OptionSpec(name: "verify", value: nil, help: "re-read and hash every input and output an earlier run recorded before skipping it (default: an unchanged size, mtime and inode is trusted)"),
+        OptionSpec(name: "wait", value: nil, help: "when another LightWork run writes into OUTDIR, wait for it to finish instead of exiting 2"),
         OptionSpec(name: "no-isolation", value: nil, help: "convert in this process, one file at a time (debugging: a decoder crash ends the run)"),
         OptionSpec(name: "shard", value: "K/N|auto", help: "convert only slice K (from 0) of N, by a hash of each input's relative path; auto reads Slurm, Kubernetes or AWS Batch array variables"),
         OptionSpec(name: "shard-count", value: "N", help: "N for --shard auto where the scheduler gives only an index (Kubernetes, AWS Batch)"),
@@ -19,12 +21,28 @@ enum BatchArguments {
     Batches: files run in worker processes (--jobs, default one per core; each LibRaw decode is single-threaded
     and the engine gets cores/jobs threads), so a decoder crash costs only its file ("decoder crashed: signal 11
     (SIGSEGV)") and a file over --timeout is stopped. A second run of the same command skips every input whose
-    output the manifest proves complete (same input SHA-256, settings and version, output present with its
-    recorded SHA-256); --force redoes all. Ctrl-C or SIGTERM stops starting files, lets those in flight finish
+    output the manifest proves complete (same settings and version; input and output unchanged since: the same
+    size, mtime and inode, or with --verify the same SHA-256, read again); --force redoes all. One run writes
+    into an output folder at a time: a second one exits 2 naming the first, or with --wait waits for it. Ctrl-C or SIGTERM stops starting files, lets those in flight finish
     (20 s at most; interrupt again to abandon them), writes the manifest and exits 130 or 143; the next run
     completes the batch. With --shard K/N the manifest is OUTDIR/manifest.shard-K-of-N.json; join the shards'
     manifests with 'lightwork manifest merge'.
     """
+
+    /// Takes the output folder's lock (`OutputLock`) for `command`'s whole run: held by another run, waits with
+    /// --wait (saying for whom), else prints one line and gives nil (the command exits 2).
+    static func lockOutput(_ p: ParsedArguments, folder: URL, shard: Shard?, command: String) -> OutputLock? {
+        do {
+            return try OutputLock(folder: folder, shard: shard, wait: p.has("wait")) { holder in
+                if !p.has("quiet") {
+                    FileHandle.standardError.write(Data("lightwork \(command): waiting for \(holder) to finish with \(folder.path)\n".utf8))
+                }
+            }
+        } catch {
+            FileHandle.standardError.write(Data("lightwork \(command): \(error)\n".utf8))
+            return nil
+        }
+    }
 
     /// The batch configuration from the flags (the workers are sent the command's spec when they start).
     static func configuration(_ p: ParsedArguments) throws -> BatchConfiguration {
@@ -43,6 +61,8 @@ enum BatchArguments {
         c.memoryBudget = try p.value("max-memory").map { try MemoryBudget.parse($0) } ?? MemoryBudget.defaultBudget()
         c.workerMemoryLimit = try workerMemory(p, budget: c.memoryBudget)
         c.force = p.has("force")
+        c.verify = p.has("verify")
+        if c.force && c.verify { throw LightWorkError.usage("--force and --verify exclude each other (--force converts everything again)") }
         var shardCount: Int?
         if let n = p.value("shard-count") {
             guard let v = Int(n), v >= 1 else { throw LightWorkError.usage("--shard-count takes a whole number ≥ 1, not '\(n)'") }

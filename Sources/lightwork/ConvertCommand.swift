@@ -33,6 +33,8 @@ enum ConvertCommand {
         OptionSpec(name: "exclude", value: "GLOB", help: "drop inputs matching, e.g. 'rejects' (a folder anywhere); repeatable"),
         OptionSpec(name: "prefer", value: "P", help: "RAW+JPEG pairs sharing a name: raw (default), jpeg, both (the JPEG named stem-jpg)"),
         OptionSpec(name: "manifest", value: "PATH", help: "where the manifest goes (default OUTDIR/manifest.json)"),
+        OptionSpec(name: "manifest-scope", value: "S",
+                   help: "what the manifest lists: folder (default: every output any run wrote into OUTDIR, its latest record) or run (this run's files only)"),
         OptionSpec(name: "max-pixels", value: "N", help: "refuse images above N pixels before allocating (default 200000000)"),
         OptionSpec(name: "threads", value: "N", help: "engine threads per image (default: all cores)"),
         OptionSpec(name: "json", value: nil, help: "stream one JSON event per line on stdout"),
@@ -47,11 +49,13 @@ enum ConvertCommand {
     Converts RAW files (any camera LibRaw reads, DNG included), JPEGs and PNGs into finished images.
     Each INPUT is a file or a folder; folders are walked recursively and their structure is mirrored
     under OUTDIR. OUTDIR/<stem>.<tif|jpg|png> is written atomically (never half-written under its final
-    name) and OUTDIR/manifest.json records every input, setting, output and failure.
+    name) and OUTDIR/manifest.json records every input, setting, output and failure: by default of every
+    run into OUTDIR (the folder's ledger, OUTDIR/.lightwork/, keeps every run's records; --manifest-scope run
+    lists this run's files only).
 
     Names are decided before the first file is converted: --name picks them ({date} and {camera} come
     from each file's header), two inputs never share one, and a file already under a name is only
-    replaced when an earlier run's manifest says this export wrote it (otherwise --on-exist decides).
+    replaced when the folder's ledger says an earlier LightWork run wrote it (otherwise --on-exist decides).
     Of a RAW+JPEG pair (IMG_1.CR2 + IMG_1.JPG) only the RAW is converted unless --prefer says otherwise.
 
     Options:
@@ -59,7 +63,8 @@ enum ConvertCommand {
 
     \(BatchArguments.help)
 
-    Exit status: 0 every input converted or skipped, 1 some input failed (the rest still converted),
+    Exit status: 0 every input converted or skipped as done, 1 some input failed or was left unconverted because a
+    file LightWork did not write holds its name (the rest still converted),
     2 usage error (an OUTDIR that is a file or cannot be written is one, found before any input is read),
     130/143 interrupted by SIGINT/SIGTERM (the summary then says how many files never started).
 
@@ -76,6 +81,7 @@ enum ConvertCommand {
         let manifestURL: URL
         let rules: PlanRules
         let batch: BatchConfiguration
+        let scope: ManifestScope
         do {
             parsed = try CommandLineParser.parse(args, specs: specs)
             if parsed.has("help") { print(help); return 0 }
@@ -92,18 +98,35 @@ enum ConvertCommand {
                 ?? spec.output.directory.appendingPathComponent(batch.shard?.manifestFileName ?? "manifest.json")
             // Loads the film or LUT once here, so one that cannot be read fails before any file is touched.
             converter = try FileConverter(spec: spec, engine: try EngineArguments.configuration(parsed))
+            scope = try parsed.value("manifest-scope").map { value throws(LightWorkError) in
+                guard let v = ManifestScope(rawValue: value) else { throw choices("--manifest-scope", value, ManifestScope.allCases.map(\.rawValue)) }
+                return v
+            } ?? .folder
             try OutputDirectory.prepare(spec.output.directory)
         } catch {
             FileHandle.standardError.write(Data("lightwork convert: \(error)\nRun 'lightwork convert --help' for usage.\n".utf8))
             return 2
         }
         let output = converter.outputDirectory
+        // One writer per folder, taken before the previous runs' records are read: a run that waited plans on what
+        // the one before it finished.
+        guard let lock = BatchArguments.lockOutput(parsed, folder: output, shard: batch.shard, command: "convert") else { return 2 }
+        defer { withExtendedLifetime(lock) {} }
         let console = Console(mode: parsed.has("quiet") ? .quiet : parsed.has("verbose") ? .verbose : .normal, json: parsed.has("json"))
-        // Outputs an earlier run recorded here are this export's own (see CollisionPolicy): this run's manifest,
-        // those of other shard splits or a whole run in the same folder, and the outputs an interrupted run
-        // announced before writing them.
-        let previous = ManifestStore.previousRuns(first: manifestURL, in: output)
-        let plan = BatchPlanner.plan(paths: parsed.positionals, rules: rules, outputDirectory: output, previous: previous,
+        // What every earlier run into this folder recorded, read once the lock is held (a run that waited plans on what
+        // the one before it finished), then this run's ledger (created when missing).
+        let history: FolderHistory
+        let ledger: ExportLedger
+        do {
+            history = try FolderHistory.load(folder: output)
+            ledger = try ExportLedger.open(folder: output, shard: batch.shard)
+        } catch {
+            console.error("\(error)")
+            return 2
+        }
+        // Outputs an earlier run recorded here are this export's own (see CollisionPolicy): every run's in the folder's
+        // ledgers (whole runs, shard splits, watches), and the outputs an interrupted run announced before writing them.
+        let plan = BatchPlanner.plan(paths: parsed.positionals, rules: rules, outputDirectory: output, owners: history.owners,
                                      intents: OutputIntents.all(first: manifestURL, in: output))
         if plan.jobs.isEmpty {
             console.error(plan.excluded > 0 ? "none of the \(plan.excluded) image(s) found matches --include/--exclude"
@@ -113,6 +136,10 @@ enum ConvertCommand {
         let toConvert = plan.jobs.filter { $0.outputPath != nil }.count
         let fitted = BatchArguments.fitted(batch, files: toConvert, parsed)
         let runner = BatchRunner(converter: converter, manifestURL: manifestURL, configuration: fitted)
+        do { try runner.record(into: ledger, history: history, scope: scope) } catch {
+            console.error("\(error)")
+            return 2
+        }
         runner.onNotice = { console.info($0) }
         var meter = ProgressMeter(total: plan.jobs.count)
         var manifestFailed = false
@@ -146,8 +173,13 @@ enum ConvertCommand {
         console.result("\(s.converted) converted, \(s.skipped) skipped, \(s.failed) failed\(stopped) -> \(output.path)"
                        + (s.skipped > 0 && console.mode != .verbose ? " (why: the manifest, or --verbose)" : ""))
         if !manifestFailed { console.result("manifest: \(manifestURL.path)") }
+        if !runner.leftAlone.isEmpty {
+            console.error("warning: \(runner.leftAlone.count) input(s) not converted: a file LightWork did not write holds the output name "
+                          + "(left as it is; --on-exist overwrite replaces it, --on-exist suffix writes beside it): "
+                          + runner.leftAlone.prefix(3).joined(separator: ", ") + (runner.leftAlone.count > 3 ? ", …" : ""))
+        }
         if let signal = runner.interruptSignal { return 128 + signal }
-        return s.failed > 0 || manifestFailed || runner.stopReason != nil ? 1 : 0
+        return s.failed > 0 || manifestFailed || runner.stopReason != nil || !runner.leftAlone.isEmpty ? 1 : 0
     }
 
     /// One file's outcome: an error line, a plain log line (not on a terminal), a JSON event, the live line.

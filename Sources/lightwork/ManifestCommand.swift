@@ -15,7 +15,10 @@ enum ManifestCommand {
            lightwork manifest merge OUTDIR --shards N -o OUTDIR/manifest.json
 
     Joins the manifests that 'lightwork convert --shard K/N' runs wrote (manifest.shard-K-of-N.json) into
-    one describing the whole batch, entries in input order. A folder stands for the shard manifests in it.
+    one describing the whole batch, entries in input order. A folder stands for the shards recorded in it:
+    each shard's ledger (.lightwork/ledger.shard-K-of-N.sqlite; its manifest where a shard has none). The
+    merged run then joins the folder's own ledger, and the merged manifest lists every current record of
+    the folder, as 'convert' writes it.
     Refuses manifests made with different settings or LightWork versions. Reports shards that are missing,
     were interrupted or stopped without finishing (killed), and failed files.
 
@@ -42,6 +45,7 @@ enum ManifestCommand {
         var inputs: [(name: String, manifest: Manifest)] = []
         var expected: Int?
         var fromFolder = false
+        var folders: [String] = []
         do {
             let parsed = try CommandLineParser.parse(Array(args.dropFirst()), specs: specs)
             if parsed.has("help") { print(help); return 0 }
@@ -57,12 +61,19 @@ enum ManifestCommand {
                 var isDir: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue else { paths.append(path); continue }
                 fromFolder = true
-                let found = shardManifests(in: path, count: expected)
+                folders.append(path)
+                let found = try shardRecords(in: path, count: expected)
                 guard !found.isEmpty else {
-                    throw LightWorkError.usage("\(path): no shard manifest (manifest.shard-K-of-\(expected.map(String.init) ?? "N").json) in this folder"
+                    throw LightWorkError.usage("\(path): no shard manifest or ledger (manifest.shard-K-of-\(expected.map(String.init) ?? "N").json, "
+                                               + ".lightwork/ledger.shard-K-of-\(expected.map(String.init) ?? "N").sqlite) in this folder"
                                                + (expected.map { ": all \($0) shard(s) are missing" } ?? ""))
                 }
-                paths += found
+                for (name, source) in found {
+                    switch source {
+                    case .manifest(let file): paths.append(file)
+                    case .ledger(let manifest): inputs.append((name, manifest))
+                    }
+                }
             }
             for path in paths {
                 guard let data = FileManager.default.contents(atPath: path) else { throw LightWorkError.usage("\(path): cannot read it") }
@@ -79,7 +90,19 @@ enum ManifestCommand {
         let result: ManifestMerge.Result
         do {
             result = try ManifestMerge.merge(inputs, expectedShardCount: expected)
-            try AtomicFile.write(data: try result.manifest.encoded(), to: output)
+            var written = result.manifest
+            // One folder's split: the merged run joins the folder's ledger, and the manifest covers the folder.
+            if folders.count == 1, let folder = folders.first {
+                let ledger = try ExportLedger.open(folder: URL(fileURLWithPath: folder), shard: nil)
+                let before = try FolderHistory.load(ledger: ledger.url)
+                var run = result.manifest
+                run.scope = .folder
+                let id = try ledger.importRun(run, command: "manifest merge")
+                let merged = ExportLedger.Run(id: id, command: "manifest merge", settingsDigest: run.settingsDigest, header: run)
+                written = before.adding(merged, ledger: ledger.url.lastPathComponent, run.entries.map { ($0, run.settingsDigest) })
+                    .manifest(header: run)
+            }
+            try AtomicFile.write(data: try written.encoded(), to: output)
         } catch {
             console.error("manifest merge: \(error)" + (fromFolder && expected == nil ? " (give --shards N to take one split's manifests)" : ""))
             return 2
@@ -98,15 +121,33 @@ enum ManifestCommand {
         return result.isComplete ? 0 : 1
     }
 
-    /// `folder/manifest.shard-K-of-N.json` (of the given N, or of any), sorted by K.
-    static func shardManifests(in folder: String, count: Int?) -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        var found: [(k: Int, n: Int, name: String)] = []
-        for name in names where name.hasPrefix("manifest.shard-") && name.hasSuffix(".json") {
-            let parts = name.dropFirst("manifest.shard-".count).dropLast(".json".count).components(separatedBy: "-of-")
-            guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), count == nil || n == count else { continue }
-            found.append((k, n, name))
+    enum ShardSource {
+        /// A shard's ledger, rendered as its manifest.
+        case ledger(Manifest)
+        /// A shard manifest written before the ledger existed.
+        case manifest(String)
+    }
+
+    /// Each shard of `folder` (of the given N, or of any), sorted by N and K: its ledger
+    /// (`.lightwork/ledger.shard-K-of-N.sqlite`) where there is one, else its `manifest.shard-K-of-N.json`.
+    static func shardRecords(in folder: String, count: Int?) throws(LightWorkError) -> [(name: String, source: ShardSource)] {
+        func shards(in dir: String, prefix: String, suffix: String) -> [(k: Int, n: Int, path: String)] {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+            return names.compactMap { name in
+                guard name.hasPrefix(prefix), name.hasSuffix(suffix) else { return nil }
+                let parts = name.dropFirst(prefix.count).dropLast(suffix.count).components(separatedBy: "-of-")
+                guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), count == nil || n == count else { return nil }
+                return (k, n, (dir as NSString).appendingPathComponent(name))
+            }
         }
-        return found.sorted { ($0.n, $0.k) < ($1.n, $1.k) }.map { (folder as NSString).appendingPathComponent($0.name) }
+        let ledgerDir = (folder as NSString).appendingPathComponent(ExportLedger.folderName)
+        var found: [String: (k: Int, n: Int, name: String, source: ShardSource)] = [:]
+        for s in shards(in: folder, prefix: "manifest.shard-", suffix: ".json") { found["\(s.k)/\(s.n)"] = (s.k, s.n, s.path, .manifest(s.path)) }
+        for s in shards(in: ledgerDir, prefix: "ledger.shard-", suffix: ".sqlite") {
+            let history = try FolderHistory.load(ledger: URL(fileURLWithPath: s.path))
+            guard let run = history.latestRuns.values.first else { continue }
+            found["\(s.k)/\(s.n)"] = (s.k, s.n, s.path, .ledger(history.manifest(header: run.header)))
+        }
+        return found.values.sorted { ($0.n, $0.k) < ($1.n, $1.k) }.map { ($0.name, $0.source) }
     }
 }

@@ -3,8 +3,8 @@ import LightWork
 
 /// `lightwork watch INBOX -o OUTDIR`: a hot folder that converts every complete file exactly once.
 enum WatchCommand {
-    /// The convert flags a watch does not take: pairs, shards and --force belong to batches.
-    static let convertOnly: Set<String> = ["prefer", "shard", "shard-count", "force"]
+    /// The convert flags a watch does not take: pairs, shards, --force and --verify belong to batches.
+    static let convertOnly: Set<String> = ["prefer", "shard", "shard-count", "force", "verify"]
 
     static let watchSpecs: [OptionSpec] = [
         OptionSpec(name: "poll", value: "SECONDS", help: "look at the folder every SECONDS instead of inotify (NFS/SMB shares, where inotify sees nothing)"),
@@ -130,6 +130,8 @@ enum WatchCommand {
             return usageError(error)
         }
 
+        guard let lock = BatchArguments.lockOutput(parsed, folder: converter.outputDirectory, shard: nil, command: "watch") else { return 2 }
+        defer { withExtendedLifetime(lock) {} }
         let console = Console(mode: parsed.has("quiet") ? .quiet : parsed.has("verbose") ? .verbose : .normal, json: parsed.has("json"))
         let service = WatchService(converter: converter, configuration: configuration)
         // SIGHUP: the recipe is read into a new spec; workers started after it are sent that spec.

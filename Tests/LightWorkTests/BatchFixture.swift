@@ -54,7 +54,15 @@ enum BatchFixture {
         m.host = ""
         m.startedAt = ""
         m.finishedAt = m.finishedAt == nil ? nil : ""
-        m.entries = m.entries.map { e in var e = e; e.timings = [:]; return e }
+        m.entries = m.entries.map { e in
+            var e = e
+            e.timings = [:]
+            // Which files a run found (inodes, mtimes) and how a re-run checked them are not what it produced.
+            e.input.signature = nil
+            e.output?.signature = nil
+            e.resumeCheck = nil
+            return e
+        }
         return m
     }
 
@@ -68,16 +76,17 @@ enum BatchFixture {
         return out
     }
 
-    /// Output files under `dir` (manifests excluded), relative path → SHA-256.
+    /// Output files under `dir` (manifests and the ledger's folder excluded), relative path → SHA-256.
     static func outputDigests(under dir: URL) throws -> [String: String] {
         var out: [String: String] = [:]
         let e = FileManager.default.enumerator(atPath: dir.path)
         while let p = e?.nextObject() as? String {
+            if p == ExportLedger.folderName { e?.skipDescendants(); continue }
             let url = dir.appendingPathComponent(p)
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir), !isDir.boolValue,
                   !(p as NSString).lastPathComponent.hasPrefix("manifest"),
-                  !(p as NSString).lastPathComponent.hasPrefix(".manifest") else { continue }
+                  !(p as NSString).lastPathComponent.hasPrefix(".manifest"), !p.hasPrefix(OutputLock.folderName + "/") else { continue }
             out[p] = try SHA256.hex(fileAt: url)
         }
         return out

@@ -70,7 +70,8 @@ final class ExportCLITests: XCTestCase {
         try Data("not ours".utf8).write(to: foreign)
 
         let skip = try CLIRunner.run(["convert", sub.path, "-o", out.path, "--format", "png"])
-        XCTAssertEqual(skip.status, 0, skip.stderr)
+        XCTAssertEqual(skip.status, 1, "a skip for a file LightWork did not write is never a silent success: \(skip.stderr)")
+        XCTAssertTrue(skip.stderr.contains("warning: 1 input(s) not converted"), skip.stderr)
         XCTAssertEqual(try Data(contentsOf: foreign), Data("not ours".utf8), "the default policy leaves a foreign file alone")
         var manifest = try Manifest.decode(Data(contentsOf: out.appendingPathComponent("manifest.json")))
         XCTAssertEqual(manifest.entries.map(\.status), [.skipped, .converted])
@@ -163,7 +164,7 @@ final class ExportCLITests: XCTestCase {
         // Named on purpose: refused with one line naming the file, a failed entry (kind usage), exit 1.
         let elsewhere = root.appendingPathComponent("manifest-elsewhere.json")
         let named = try CLIRunner.run(["convert", exports.appendingPathComponent("sub/a.png").path, "-o", link.appendingPathComponent("exports").path,
-                                       "--manifest", elsewhere.path] + options)
+                                       "--manifest", elsewhere.path, "--manifest-scope", "run"] + options)
         XCTAssertEqual(named.status, 1, named.stderr)
         let lines = named.stderr.split(separator: "\n").filter { $0.contains("inside the output folder") }
         XCTAssertEqual(lines.count, 1, named.stderr)
@@ -175,7 +176,7 @@ final class ExportCLITests: XCTestCase {
 
         // An input folder inside the output folder (or the output folder itself) is a usage error before anything starts.
         for (folder, out) in [(exports, input.appendingPathComponent("day1")), (input, input)] {
-            let r = try CLIRunner.run(["convert", folder.path, "-o", out.path, "--manifest", elsewhere.path] + options)
+            let r = try CLIRunner.run(["convert", folder.path, "-o", out.path, "--manifest", elsewhere.path, "--manifest-scope", "run"] + options)
             XCTAssertEqual(r.status, 2, r.stderr)
             XCTAssertTrue(r.stderr.contains("is the output folder or lies inside it"), r.stderr)
         }

@@ -25,6 +25,7 @@ final class FailureKindTests: XCTestCase {
             (.workerTimedOut(seconds: 4), .workerTimedOut),
             (.missingTool("dcraw_emu not found"), .missingTool),
             (.lookupChanged(file: "/films/a.png", expected: "ab", found: "cd"), .lookupChanged),
+            (.ledger("database disk image is malformed"), .ledger),
         ]
         for (error, kind) in cases { XCTAssertEqual(error.kind, kind, "\(error)") }
         // Every kind is made somewhere: by an error above, the planner's refused name, or a system error.

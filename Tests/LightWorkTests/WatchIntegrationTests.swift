@@ -261,18 +261,25 @@ final class WatchIntegrationTests: XCTestCase {
     }
 
     /// A file recorded failed is tried again when it is written again, even with the same bytes (a new mtime):
-    /// before, its content hash matched the failure and it was never retried.
-    func testFailedFileWrittenAgainIsTriedAgain() throws {
+    /// before, its content hash matched the failure and it was never retried. A new mtime set without opening the
+    /// file (touch -d, or touch of a file one may not write: IN_ATTRIB, no IN_CLOSE_WRITE) retries it too; before,
+    /// the watch never saw it. A chmod alone (IN_ATTRIB too, same size, mtime and inode) does not.
+    func testFailedFileWrittenAgainOrTouchedIsTriedAgain() throws {
         let f = try WatchFixture(self)
         let run = try f.start()
         defer { run.send(SIGKILL); _ = run.finish(within: 10) }
         let broken = f.inbox.appendingPathComponent("broken.dng")
         try Data("this is not an image at all".utf8).write(to: broken)
         XCTAssertTrue(WatchFixture.wait { f.doneCounts()["broken.dng"] == 1 }, f.stderr(run))
-        XCTAssertEqual(f.entries(for: "broken.dng").last?.status, .failed)
+        // The manifest is saved a moment after the journal records the outcome.
+        XCTAssertTrue(WatchFixture.wait { f.entries(for: "broken.dng").last?.status == .failed }, f.stderr(run))
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: broken.path)
+        XCTAssertTrue(WatchFixture.wait(seconds: 20) { f.doneCounts()["broken.dng"] == 2 }, "touched, retried: \(f.doneCounts()) \(f.stderr(run))")
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: broken.path)
+        usleep(1_500_000)
+        XCTAssertEqual(f.doneCounts()["broken.dng"], 2, "a chmod is not a retry")
         try Data("this is not an image at all".utf8).write(to: broken)      // the same bytes, a new mtime
-        XCTAssertTrue(WatchFixture.wait { f.doneCounts()["broken.dng"] == 2 }, "retried: \(f.doneCounts()) \(f.stderr(run))")
+        XCTAssertTrue(WatchFixture.wait { f.doneCounts()["broken.dng"] == 3 }, "written again, retried: \(f.doneCounts()) \(f.stderr(run))")
         let source = try f.makeDNGs(1)[0]
         try FileManager.default.removeItem(at: broken)
         try f.drop(source, as: "broken.dng")                                    // fixed: converted
@@ -334,8 +341,8 @@ final class WatchIntegrationTests: XCTestCase {
         defer { holder.send(SIGKILL); _ = holder.finish(within: 10) }
         XCTAssertTrue(WatchFixture.wait { f.stderr(holder).contains("watching") })
         let second = try CLIRunner.run(["watch", f.inbox.path, "-o", f.out.path])
-        XCTAssertEqual(second.status, 1)
-        XCTAssertTrue(second.stderr.contains("another lightwork watch is using"), second.stderr)
+        XCTAssertEqual(second.status, 2, "the output folder's lock (OutputLock) refuses it before the journal's would")
+        XCTAssertTrue(second.stderr.contains("is in use by pid \(holder.process.processIdentifier) (lightwork watch "), second.stderr)
     }
 
     /// Usage errors exit 2 before anything is touched; --help teaches with examples.

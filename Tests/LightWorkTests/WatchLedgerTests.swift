@@ -71,6 +71,45 @@ final class WatchLedgerTests: XCTestCase {
         for line in lines { XCTAssertNoThrow(try JSONDecoder().decode(WatchRecord.self, from: Data(line.utf8))) }
     }
 
+    /// At open the journal is compacted to one record per file (a finished file's start, done and moved become one
+    /// done), and a journal read back compacted knows exactly what the whole one did; the lock holds across the rewrite.
+    func testJournalIsCompactedToOneRecordPerFileAndKnowsTheSame() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let url = dir.appendingPathComponent("watch-journal.jsonl")
+        do {
+            let l = try WatchLedger(url: url)
+            try l.append(WatchRecord(op: .start, seq: 1, path: "a.dng", sha256: "AAA", signature: sig, output: "a.tif"))
+            try l.append(WatchRecord(op: .done, seq: 1, path: "a.dng", sha256: "AAA", signature: sig, entry: converted("a.dng", "a.tif", sha: "AAA"), settingsDigest: "D1"))
+            try l.append(WatchRecord(op: .moved, seq: 1, movedTo: "/archive/a.dng"))
+            try l.append(WatchRecord(op: .start, seq: 2, path: "b.dng", sha256: "BBB", signature: sig, output: "b.tif"))
+            var failed = Manifest.Entry(input: Manifest.Input(path: "/in/c.dng", relativePath: "c.dng"), status: .failed, reason: "cannot decode: x")
+            failed.failureKind = .decodeFailed
+            try l.append(WatchRecord(op: .start, seq: 3, path: "c.dng", sha256: "CCC", signature: sig, output: "c.tif"))
+            try l.append(WatchRecord(op: .done, seq: 3, path: "c.dng", sha256: "CCC", signature: sig, entry: failed, settingsDigest: "D1"))
+        }
+        func state(_ l: WatchLedger) -> [String] {
+            [l.files.keys.sorted().map { "\(l.files[$0]!)" }.joined(separator: "|"), "\(l.owners.sorted { $0.key < $1.key })",
+             "\(l.replayedEntries.map { "\($0.entry)\($0.settingsDigest ?? "")" })", "\(l.unfinished.map(\.path))", "\(l.failedInPlace.sorted())",
+             "\(l.finishedNotMoved.map(\.path))", "\(l.converted(sha256: "AAA", settingsDigest: "D1")?.output ?? "")", "\(l.nextSeq)"]
+        }
+        let whole: [String]
+        do {
+            let l = try WatchLedger(url: url)
+            XCTAssertEqual(l.linesAtOpen, 6)
+            XCTAssertEqual(l.linesAfterCompaction, 3)
+            whole = state(l)
+            XCTAssertThrowsError(try WatchLedger(url: url), "the compacted journal is locked too")
+        }
+        XCTAssertEqual(try String(contentsOf: url, encoding: .utf8).split(separator: "\n").count, 3)
+        let compacted = try WatchLedger(url: url)
+        XCTAssertEqual(compacted.linesAtOpen, 3)
+        XCTAssertEqual(compacted.linesAfterCompaction, 3, "nothing more to drop")
+        XCTAssertEqual(state(compacted), whole)
+        XCTAssertEqual(compacted.replayedEntries.first?.entry.notes, ["original moved to /archive/a.dng"])
+        XCTAssertEqual(compacted.unfinished.first?.output, "b.tif")
+        XCTAssertEqual((try? FileManager.default.contentsOfDirectory(atPath: dir.path))?.sorted(), ["watch-journal.jsonl"], "no temporary left")
+    }
+
     func testSecondLedgerOnTheSameJournalIsRefused() throws {
         let dir = try TestPaths.temporaryDirectory(self)
         let url = dir.appendingPathComponent("watch-journal.jsonl")

@@ -2,6 +2,7 @@
 #include "lw_batch.h"
 #include "lw_cpu.h"
 #include "lw_demosaic.h"
+#include "lw_denoise.h"
 #include "lw_fileio.h"
 #include "lw_half.h"
 #include "lw_jpeg.h"

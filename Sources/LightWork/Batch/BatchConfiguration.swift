@@ -23,6 +23,9 @@ public struct BatchConfiguration: Sendable {
     public var workerMemoryLimit: Int?
     /// Convert everything even when the previous manifest shows complete outputs (`--force`).
     public var force = false
+    /// Re-hash every input and output a previous run recorded before skipping it (`--verify`), instead of
+    /// trusting an unchanged size, mtime and inode.
+    public var verify = false
     /// A worker is replaced after this many files, so no leak can grow without bound.
     public var recycleAfter = 50
     /// Convert only this slice of the inputs (`--shard K/N`).

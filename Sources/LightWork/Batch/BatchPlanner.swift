@@ -61,6 +61,15 @@ public enum BatchPlanner {
                             intents: [String: String] = [:]) -> BatchPlan {
         var owners: [String: String] = [:]
         for m in previous { owners.merge(outputOwners(m)) { earlier, _ in earlier } }
+        return plan(paths: paths, rules: rules, outputDirectory: outputDirectory, owners: owners, intents: intents)
+    }
+
+    /// Walks `paths` and plans them; `owners` (output path → input relative path) are the outputs earlier runs into the
+    /// folder recorded (its ledger's, `FolderHistory.owners`), `intents` those interrupted runs announced: both are this
+    /// export's own. A file at a planned name that neither claims is someone else's: never overwritten under `--on-exist skip`.
+    public static func plan(paths: [String], rules: PlanRules, outputDirectory: URL, owners recorded: [String: String],
+                            intents: [String: String] = [:]) -> BatchPlan {
+        var owners = recorded
         owners.merge(intents) { recorded, _ in recorded }
         // The output folder is never an input: the walk leaves it out wherever it sits in the tree (or else a
         // second `convert shoot -o shoot/exports` converts the first one's exports again, film applied twice).
@@ -229,6 +238,7 @@ struct Claims {
             switch policy {
             case .skip:
                 claimed[path.lowercased()] = job.item.displayPath
+                job.leftAlone = path
                 job.action = .skip(reason: "\(path) already exists and no earlier LightWork run wrote it from this input: left as it is "
                                    + "(--on-exist overwrite replaces it, --on-exist suffix writes beside it)")
                 return job

@@ -29,16 +29,31 @@ public final class BatchRunner: @unchecked Sendable {
     public private(set) var workersStarted = 0
     /// Files of this run that were never started because it stopped early (a signal, a full disk); not in the manifest.
     public private(set) var neverStarted = 0
+    /// Inputs not converted because a file no LightWork run wrote holds their output name (`--on-exist skip`): the
+    /// command warns and exits 1, since the user still has what was there before.
+    public private(set) var leftAlone: [String] = []
     /// Lines worth telling the user (resume decisions, temporaries removed, interruption).
     public var onNotice: (String) -> Void = { _ in }
+    /// The output folder's manifests as the plan read them (`ResumeIndex.load` of `ResumeIndex.candidates`); nil:
+    /// the run reads them itself.
+    public var previousRuns: [(url: URL, manifest: Result<Manifest, Error>)]?
 
     private let store: ManifestStore
+    /// What earlier runs recorded in the output folder (nil without a ledger: resume then reads the manifests there).
+    private var history: FolderHistory?
 
     public init(converter: FileConverter, manifestURL: URL, startedAt: Date = Date(), configuration: BatchConfiguration = BatchConfiguration()) {
         self.converter = converter
         self.manifestURL = manifestURL
         self.configuration = configuration
         store = ManifestStore(url: manifestURL, settings: converter.settings, startedAt: startedAt, shard: configuration.shard)
+    }
+
+    /// Records this run into the output folder's `ledger`; `history` is what earlier runs recorded there (resume offers
+    /// its entries), and the manifest covers `scope`. Throws when the ledger refuses the run.
+    public func record(into ledger: ExportLedger, history: FolderHistory, scope: ManifestScope) throws(LightWorkError) {
+        try store.record(into: ledger, command: "convert", history: history, scope: scope)
+        self.history = history
     }
 
     /// Runs a planned batch (`BatchPlanner` decided names, collisions, pairs and exclusions); returns the final
@@ -70,9 +85,11 @@ public final class BatchRunner: @unchecked Sendable {
 
         let resume = configuration.force
             ? ResumeIndex(reason: nil)
-            : ResumeIndex(manifestURLs: ResumeIndex.candidates(first: manifestURL, in: outputDirectory),
-                          settingsDigest: store.settingsDigest, toolVersion: store.manifest.tool.version)
-        if let reason = resume.unusableReason { onNotice(reason) }
+            : history.map { ResumeIndex(history: $0, settingsDigest: store.settingsDigest) }
+                ?? ResumeIndex(previousRuns: previousRuns ?? ResumeIndex.load(ResumeIndex.candidates(first: manifestURL, in: outputDirectory)),
+                               settingsDigest: store.settingsDigest, toolVersion: store.manifest.tool.version)
+        previousRuns = nil
+        if let reason = resume.unusableReason(for: selected.map(\.job.item)) { onNotice(reason) }
 
         let scheduler = JobScheduler(configuration: configuration, converter: converter)
         var done = 0
@@ -106,8 +123,17 @@ public final class BatchRunner: @unchecked Sendable {
         var queue: [WorkerJob] = []
         for s in selected {
             if let output = s.job.outputPath {
-                queue.append(WorkerJob(index: s.index, item: s.job.item, output: output, notes: s.job.notes, previous: resume.previous(for: s.job.item)))
+                let previous = resume.previous(for: s.job.item)
+                // Resume in a stat: an input and output unchanged since the previous run recorded them are not read
+                // (nor sent to a worker); --verify, or any difference, leaves the SHA-256 check to the worker.
+                if !configuration.verify, let previous,
+                   let trusted = ResumeIndex.trustedEntry(previous: previous, item: s.job.item, output: output, outputDirectory: outputDirectory) {
+                    record(s.index, s.job.item, trusted)
+                    continue
+                }
+                queue.append(WorkerJob(index: s.index, item: s.job.item, output: output, notes: s.job.notes, previous: previous))
             } else if let planned = s.job.entry {
+                if s.job.leftAlone != nil { leftAlone.append(s.job.item.displayPath) }
                 record(s.index, s.job.item, planned)   // skipped or failed by the plan (pair partner, collision, existing file)
             }
         }
@@ -115,7 +141,11 @@ public final class BatchRunner: @unchecked Sendable {
         let source = PlannedQueue(queue, gracePeriod: configuration.gracePeriod, notice: onNotice, start: { job in
             onEvent(.converting(index: job.index, total: total, item: job.item))
             intents.record(output: job.output, input: job.relativePath)
-        }, record: { job, entry in record(job.index, job.item, entry) })
+        }, record: { job, entry in record(job.index, job.item, entry) }, idle: {
+            // Every turn (at least twice a second): what was recorded before a long file started still reaches the
+            // ledger within a checkpoint interval, and the manifest once its throttle allows.
+            do throws(LightWorkError) { try self.store.saveIfDue() } catch { onManifestError(error) }
+        })
         let outcome = (try? scheduler.run(source)) ?? .stopped    // a planned queue throws nothing
         peakWorkerRSSKiB = scheduler.peakWorkerRSSKiB
         peakTotalWorkerRSSKiB = scheduler.peakTotalWorkerRSSKiB
@@ -141,15 +171,19 @@ private final class PlannedQueue: JobSource {
     private let notice: (String) -> Void
     private let start: (WorkerJob) -> Void
     private let record: (WorkerJob, Manifest.Entry) -> Void
+    private let idle: () -> Void
 
     init(_ jobs: [WorkerJob], gracePeriod: Double, notice: @escaping (String) -> Void, start: @escaping (WorkerJob) -> Void,
-         record: @escaping (WorkerJob, Manifest.Entry) -> Void) {
+         record: @escaping (WorkerJob, Manifest.Entry) -> Void, idle: @escaping () -> Void) {
         pending = jobs[...]
         self.gracePeriod = gracePeriod
         self.notice = notice
         self.start = start
         self.record = record
+        self.idle = idle
     }
+
+    func endTurn(now: Double) { idle() }
 
     func nextInput() -> URL? { pending.first?.item.url }
 

@@ -64,8 +64,11 @@ public struct FileConverter: Sendable {
         var entry = Manifest.Entry(input: Manifest.Input(path: item.displayPath, relativePath: item.relativePath), status: .failed)
         let clock = StageClock()
         do {
+            // Taken before the read: a file rewritten while it converts has another signature by the next run.
+            let signature = FileSignature.of(item.url.path).flatMap { $0.isSettled(at: Date()) ? $0 : nil }
             let data = try FileConverter.readInput(item.url)
             entry.input.size = data.count
+            if signature?.size == data.count { entry.input.signature = signature }
             // Hashed on another core while LibRaw's single-threaded stages (unpack, scaling) run.
             let inputDigest = LockedBox<String?>(nil)
             let hashed = DispatchSemaphore(value: 0)
@@ -139,7 +142,8 @@ public struct FileConverter: Sendable {
 
             entry.output = Manifest.Output(path: relative, sha256: written.sha256, size: written.size, format: format.rawValue,
                                            bitDepth: format.bitDepth, channels: pixels.channels, colorSpace: export.colorSpace.rawValue,
-                                           width: pixels.width, height: pixels.height)
+                                           width: pixels.width, height: pixels.height,
+                                           signature: FileSignature.of(url.path).flatMap { $0.size == written.size ? $0 : nil })
             entry.status = .converted
         } catch let error as LightWorkError {
             entry.reason = error.description

@@ -16,6 +16,9 @@ public struct Manifest: Codable, Sendable, Equatable {
     public var interrupted: Bool?
     /// The slice of the input set this run converted (`--shard K/N`); absent for a whole run and in merged manifests.
     public var shard: ShardInfo?
+    /// What the entries cover: `folder`, every current record of the output folder's ledger (earlier runs' too), or
+    /// `run`, this run's alone (`--manifest-scope`); absent in manifests written before the ledger, which cover their run.
+    public var scope: ManifestScope?
     /// Host that produced it; excluded when comparing runs.
     public var host: String
     /// The resolved settings every entry was produced with.
@@ -71,6 +74,9 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var timings: [String: Double]
         /// Facts worth knowing (assumed profiles, recoveries).
         public var notes: [String]
+        /// On an entry skipped as already converted: how the previous run's output was found current (absent on
+        /// other entries and in manifests from before LightWork recorded it).
+        public var resumeCheck: ResumeCheck?
 
         public init(input: Input, status: Status, reason: String? = nil, failureKind: FailureKind? = nil, output: Output? = nil,
                     timings: [String: Double] = [:], notes: [String] = []) {
@@ -84,6 +90,14 @@ public struct Manifest: Codable, Sendable, Equatable {
         }
     }
 
+    /// How a re-run found a previous output current without converting again.
+    public enum ResumeCheck: String, Codable, Sendable {
+        /// The input's and the output's size, mtime and inode equal those recorded: trusted without reading either.
+        case stat
+        /// Both files read and their SHA-256 compared with those recorded (`--verify`, or a stat that differed).
+        case sha256
+    }
+
     public struct Input: Codable, Sendable, Equatable {
         /// The path as given on the command line (or found under a folder given there).
         public var path: String
@@ -94,6 +108,9 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var index: Int?
         public var size: Int?
         public var sha256: String?
+        /// Size, mtime, inode and device when it was read (before reading): a re-run that finds them unchanged
+        /// trusts `sha256` without reading the file (`ResumeIndex`).
+        public var signature: FileSignature?
         /// "raw" or "rgb".
         public var kind: String?
         public var make: String?
@@ -122,6 +139,8 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var colorSpace: String
         public var width: Int
         public var height: Int
+        /// Size, mtime, inode and device once written: a re-run that finds them unchanged trusts `sha256`.
+        public var signature: FileSignature?
     }
 
     public init(tool: ToolInfo, settings: ResolvedSettings, host: String, startedAt: Date) {
@@ -144,7 +163,13 @@ public struct Manifest: Codable, Sendable, Equatable {
             if (entries[mid].input.index ?? Int.max) <= key { low = mid + 1 } else { high = mid }
         }
         entries.insert(entry, at: low)
-        updateSummary()
+        // Counted, not recomputed: recounting every entry per insert made a 100,000-file run quadratic.
+        summary.total += 1
+        switch entry.status {
+        case .converted: summary.converted += 1
+        case .skipped: summary.skipped += 1
+        case .failed: summary.failed += 1
+        }
     }
 
     /// Recomputes the summary from the entries.

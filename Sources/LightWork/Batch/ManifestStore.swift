@@ -1,9 +1,17 @@
 import Foundation
 
+/// What `manifest.json` covers: every current record of the output folder (`folder`, the default) or this run's alone.
+public enum ManifestScope: String, Codable, Sendable, CaseIterable {
+    case folder, run
+}
+
 /// The manifest of a run as batch and watch build it and keep it on disk: entries kept in input order with
 /// their summary, the settings digest, and atomic saves throttled to a tenth of the time (a 10,000-entry
 /// manifest is megabytes of JSON; a file not yet recorded is only redone, and a watch's journal is what its
-/// restart trusts). The one place reading and writing manifests goes through.
+/// restart trusts). The one place reading and writing manifests goes through. With a ledger (`record(into:)`),
+/// every entry also goes to the output folder's `ExportLedger`, in one transaction per checkpoint and always
+/// before the manifest that lists it is written, and the manifest is rendered for its scope: by default the
+/// folder's current entries of earlier runs (`FolderHistory`) followed by this run's.
 public final class ManifestStore {
     public let url: URL
     /// The manifest as recorded (no notes about other settings; see `rendered`).
@@ -15,6 +23,19 @@ public final class ManifestStore {
     public private(set) var hasUnsavedChanges = false
     private var lastSave = -Double.infinity
     private var lastSaveCost = 0.0
+    /// The ledger this run records into, its run there, and the changes not yet committed.
+    private var ledger: ExportLedger?
+    /// This run's id in the ledger (0 before `record(into:)`).
+    public private(set) var ledgerRun: Int64 = 0
+    private var pending: [ExportLedger.Change] = []
+    private var headerChanged = false
+    private var lastCommit = -Double.infinity
+    /// The folder's current entries from earlier runs, and what this store's manifest covers.
+    private var earlier: [FolderHistory.Current] = []
+    public private(set) var scope = ManifestScope.run
+    /// Entries waiting for a checkpoint before they are committed (above it, or after `commitInterval`, they are).
+    static let checkpointEntries = 256
+    static let commitInterval = 1.0
 
     /// A new manifest for a run with `settings`, to be saved at `url`.
     public init(url: URL, settings: ResolvedSettings, startedAt: Date = Date(), shard: Shard? = nil, maxStaleness: Double? = nil) {
@@ -23,6 +44,19 @@ public final class ManifestStore {
         manifest = Manifest(tool: Manifest.ToolInfo(version: LightWorkVersion.current, libraries: LightWorkVersion.libraries),
                             settings: settings, host: ProcessInfo.processInfo.hostName, startedAt: startedAt)
         manifest.shard = shard.map { Manifest.ShardInfo(index: $0.index, count: $0.count) }
+    }
+
+    /// Records this run into `ledger` from now on (as a run of `command`), rendering the manifest for `scope` over
+    /// `history`'s entries of earlier runs. Throws when the ledger refuses the run.
+    public func record(into ledger: ExportLedger, command: String, history: FolderHistory, scope: ManifestScope) throws(LightWorkError) {
+        manifest.scope = scope
+        ledgerRun = try ledger.beginRun(manifest, command: command)
+        self.ledger = ledger
+        self.scope = scope
+        // A shard's manifest covers its own ledger (the shards' manifests are merged); a whole run's, the folder.
+        let own = ledger.url.lastPathComponent
+        earlier = scope != .folder ? [] : manifest.shard == nil ? history.current : history.current.filter { $0.run.ledger == own }
+        pending = manifest.entries.map { .insert($0, settingsDigest: digests[$0.input.index ?? -1] ?? manifest.settingsDigest) }
     }
 
     public var settingsDigest: String { manifest.settingsDigest }
@@ -38,10 +72,11 @@ public final class ManifestStore {
     public func insert(_ entry: Manifest.Entry, settingsDigest: String? = nil) {
         remember(entry, settingsDigest)
         manifest.insertInInputOrder(entry)
+        if ledger != nil { pending.append(.insert(entry, settingsDigest: settingsDigest ?? manifest.settingsDigest)) }
         hasUnsavedChanges = true
     }
 
-    /// Adds entries read back from a journal, in its order.
+    /// Adds entries read back from a journal, in its order (the ledger has them already: they are not recorded again).
     public func merge(replayed: [(entry: Manifest.Entry, settingsDigest: String?)]) {
         for (entry, digest) in replayed {
             remember(entry, digest)
@@ -60,6 +95,7 @@ public final class ManifestStore {
         guard let i = manifest.entries.lastIndex(where: { $0.input.index == index }) else { return }
         change(&manifest.entries[i])
         manifest.updateSummary()
+        if ledger != nil { pending.append(.update(index: index, manifest.entries[i])) }
         hasUnsavedChanges = true
     }
 
@@ -67,26 +103,40 @@ public final class ManifestStore {
     public func changeSettings(_ settings: ResolvedSettings) {
         manifest.settings = settings
         manifest.settingsDigest = Manifest.digest(settings: settings, toolVersion: manifest.tool.version)
+        headerChanged = true
         hasUnsavedChanges = true
     }
 
     /// The run ended: `interrupted` (a signal, a full disk) or finished now.
     public func finish(interrupted: Bool) {
         if interrupted { manifest.interrupted = true } else { manifest.finishedAt = Manifest.timestamp(Date()) }
+        headerChanged = true
         hasUnsavedChanges = true
     }
 
     /// The manifest as written: an entry converted under settings other than the current ones carries a note
     /// saying so (after a reload, or a restart with a new recipe).
+    /// In `folder` scope the earlier runs' current entries come first (less those this run's replace), noted likewise.
     public var rendered: Manifest {
         let current = manifest.settingsDigest
-        guard digests.values.contains(where: { $0 != current }) else { return manifest }
         var out = manifest
-        for i in out.entries.indices {
-            guard out.entries[i].status != .failed, let index = out.entries[i].input.index,
-                  let digest = digests[index], digest != current else { continue }
-            out.entries[i].notes.append(ManifestStore.otherSettingsNote(digest))
+        if digests.values.contains(where: { $0 != current }) {
+            for i in out.entries.indices {
+                guard out.entries[i].status != .failed, let index = out.entries[i].input.index,
+                      let digest = digests[index], digest != current else { continue }
+                out.entries[i].notes.append(ManifestStore.otherSettingsNote(digest))
+            }
         }
+        guard !earlier.isEmpty else { return out }
+        let mine = manifest.entries.map { FolderHistory.Current(run: FolderHistory.RunKey(ledger: "", id: ledgerRun), settingsDigest: current,
+                                                                 entry: $0, key: FolderHistory.key($0)) }
+        let others = FolderHistory.superseded(earlier, by: mine).map { c in
+            var e = c.entry
+            if e.status != .failed, c.settingsDigest != current { e.notes.append(ManifestStore.otherSettingsNote(c.settingsDigest)) }
+            return e
+        }
+        out.entries = others + out.entries
+        out.updateSummary()
         return out
     }
 
@@ -102,7 +152,10 @@ public final class ManifestStore {
     public func save(force: Bool) throws(LightWorkError) -> Bool {
         let start = JobScheduler.clock()
         let stale = maxStaleness.map { start - lastSave > $0 } ?? false
-        if !force, !stale, start - lastSave < lastSaveCost * 10 { return false }
+        let due = force || stale || start - lastSave >= lastSaveCost * 10
+        // The ledger first: a manifest on disk never lists an entry the ledger could lose.
+        if due || pending.count >= ManifestStore.checkpointEntries || start - lastCommit >= ManifestStore.commitInterval { try commit() }
+        guard due else { return false }
         defer {
             lastSave = JobScheduler.clock()
             lastSaveCost = lastSave - start
@@ -112,9 +165,23 @@ public final class ManifestStore {
         return true
     }
 
+    /// Commits the pending entries (and a changed header) to the ledger in one transaction: a checkpoint.
+    public func commit() throws(LightWorkError) {
+        guard let ledger else { return }
+        lastCommit = JobScheduler.clock()
+        if !pending.isEmpty {
+            try ledger.apply(pending, run: ledgerRun)
+            pending.removeAll(keepingCapacity: true)
+        }
+        if headerChanged {
+            try ledger.updateRun(ledgerRun, header: manifest)
+            headerChanged = false
+        }
+    }
+
     /// Saves when there is something unsaved and the throttle allows it.
     public func saveIfDue() throws(LightWorkError) {
-        if hasUnsavedChanges { try save(force: false) }
+        if hasUnsavedChanges || !pending.isEmpty { try save(force: false) }
     }
 
     // MARK: - Files

@@ -14,6 +14,8 @@ public struct PlannedJob: Sendable, Equatable {
     public var action: Action
     /// Facts the manifest entry carries (a suffix given, a file replaced).
     public var notes: [String]
+    /// The output name a file no LightWork run wrote already holds, which this skipped job leaves alone (`--on-exist skip`).
+    public var leftAlone: String?
 
     public init(item: InputItem, action: Action, notes: [String] = []) {
         self.item = item

@@ -25,15 +25,23 @@ public struct ResumeIndex: Sendable {
     /// shard splits'), so that re-sharding or switching between sharded and single runs still skips finished
     /// work. Earlier manifests win for an input recorded twice. Every offered entry is still checked file by file.
     public init(manifestURLs: [URL], settingsDigest: String, toolVersion: String) {
+        self.init(previousRuns: ResumeIndex.load(manifestURLs), settingsDigest: settingsDigest, toolVersion: toolVersion)
+    }
+
+    /// The manifests at `urls`, in order: each loaded, or the error that made it unreadable; a missing one is left out.
+    public static func load(_ urls: [URL]) -> [(url: URL, manifest: Result<Manifest, Error>)] {
+        urls.compactMap { url in
+            do { return try ManifestStore.load(url).map { (url, .success($0)) } } catch { return (url, .failure(error)) }
+        }
+    }
+
+    /// Indexes manifests already read (`load`), so a run that planned from them does not decode them again: at
+    /// 100,000 entries decoding took a fifth of a no-op re-run.
+    public init(previousRuns: [(url: URL, manifest: Result<Manifest, Error>)], settingsDigest: String, toolVersion: String) {
         var rejected: String?
-        var relativeCount: [String: Int] = [:]
-        var byRelative: [String: Manifest.Entry] = [:]
-        for url in manifestURLs {
-            let previous: Manifest
-            do {
-                guard let loaded = try ManifestStore.load(url) else { continue }
-                previous = loaded
-            } catch {
+        var offered: [Manifest.Entry] = []
+        for (url, loaded) in previousRuns {
+            guard case .success(let previous) = loaded else {
                 rejected = rejected ?? "the previous manifest \(url.lastPathComponent) is not readable; converting everything"
                 continue
             }
@@ -41,16 +49,42 @@ public struct ResumeIndex: Sendable {
                 rejected = rejected ?? "settings or tool version changed since the previous run; converting everything"
                 continue
             }
-            for e in previous.entries where e.status != .failed && e.output != nil {
-                if byPath[e.input.path] == nil { byPath[e.input.path] = e }
-                if byRelative[e.input.relativePath]?.input.path != e.input.path {
-                    relativeCount[e.input.relativePath, default: 0] += 1
-                    if byRelative[e.input.relativePath] == nil { byRelative[e.input.relativePath] = e }
-                }
+            offered += previous.entries.filter { $0.status != .failed && $0.output != nil }
+        }
+        index(offered)
+        unusableReason = byPath.isEmpty ? rejected : nil
+    }
+
+    /// The current entries of the output folder's ledgers (`FolderHistory`) made with `settingsDigest` (which covers
+    /// the tool version), latest first; entries made with other settings are never offered.
+    public init(history: FolderHistory, settingsDigest: String) {
+        let (entries, other) = history.reusable(settingsDigest: settingsDigest)
+        index(entries)
+        otherSettings = byPath.isEmpty ? other : []
+    }
+
+    /// Inputs (paths and relative paths) with an output made with other settings, when nothing is offered.
+    private var otherSettings: Set<String> = []
+
+    /// Why nothing is offered to `items`: `unusableReason`, or other settings made the outputs of some of them.
+    public func unusableReason(for items: [InputItem]) -> String? {
+        if let unusableReason { return unusableReason }
+        guard !otherSettings.isEmpty, items.contains(where: { otherSettings.contains($0.displayPath) || otherSettings.contains($0.relativePath) }) else { return nil }
+        return "settings or tool version changed since the previous run; converting everything"
+    }
+
+    /// Indexes `entries` by path (the first of a path wins) and by relative path where that names one input only.
+    private mutating func index(_ entries: [Manifest.Entry]) {
+        var relativeCount: [String: Int] = [:]
+        var byRelative: [String: Manifest.Entry] = [:]
+        for e in entries {
+            if byPath[e.input.path] == nil { byPath[e.input.path] = e }
+            if byRelative[e.input.relativePath]?.input.path != e.input.path {
+                relativeCount[e.input.relativePath, default: 0] += 1
+                if byRelative[e.input.relativePath] == nil { byRelative[e.input.relativePath] = e }
             }
         }
         byRelativePath = byRelative.filter { relativeCount[$0.key] == 1 }
-        unusableReason = byPath.isEmpty ? rejected : nil
     }
 
     /// The manifests in `folder` a run may resume from: `first`, then manifest.json and manifest.shard-*.json.
@@ -68,19 +102,42 @@ public struct ResumeIndex: Sendable {
 
     public var isEmpty: Bool { byPath.isEmpty }
 
+    /// The entry to record instead of converting `item` again without reading a byte, or nil when that cannot be
+    /// trusted: the input's and the output's size, mtime and inode equal those the previous run recorded (the
+    /// output at `output`, the path this run's plan names). Status `skipped`, `resumeCheck` `stat`.
+    public static func trustedEntry(previous: Manifest.Entry, item: InputItem, output: String, outputDirectory: URL) -> Manifest.Entry? {
+        guard previous.status != .failed, let recorded = previous.output, recorded.path == output, previous.input.sha256 != nil,
+              let inputSignature = previous.input.signature, let outputSignature = recorded.signature,
+              FileSignature.of(item.url.path)?.matches(inputSignature) == true,
+              let outputURL = try? ContainedPath.resolve(recorded.path, inside: outputDirectory),
+              FileSignature.of(outputURL.path)?.matches(outputSignature) == true else { return nil }
+        return skipped(previous, item: item, check: .stat)
+    }
+
     /// The entry to record instead of converting `item` again, or nil when it must be converted: the input's
     /// size and SHA-256 equal the recorded ones and the output is present with the recorded size and SHA-256.
-    /// The entry carries the earlier input and output records, status `skipped`.
+    /// The entry carries the earlier input and output records (with the files' signatures now, so that the next
+    /// run can trust a stat), status `skipped`, `resumeCheck` `sha256`.
     public static func reusableEntry(previous: Manifest.Entry, item: InputItem, outputDirectory: URL) -> Manifest.Entry? {
         guard previous.status != .failed, let output = previous.output, let inputSHA = previous.input.sha256,
               let outputURL = try? ContainedPath.resolve(output.path, inside: outputDirectory) else { return nil }
-        guard fileSize(item.url.path) == previous.input.size, fileSize(outputURL.path) == output.size else { return nil }
+        // Taken before reading, as a conversion takes them: a write after this point changes the next run's stat.
+        let inputSignature = FileSignature.of(item.url.path), outputSignature = FileSignature.of(outputURL.path)
+        guard inputSignature?.size == previous.input.size, outputSignature?.size == output.size else { return nil }
         guard (try? SHA256.hex(fileAt: item.url)) == inputSHA, (try? SHA256.hex(fileAt: outputURL)) == output.sha256 else { return nil }
+        var entry = skipped(previous, item: item, check: .sha256)
+        entry.input.signature = inputSignature.flatMap { $0.isSettled(at: Date()) ? $0 : nil }
+        entry.output?.signature = outputSignature
+        return entry
+    }
+
+    private static func skipped(_ previous: Manifest.Entry, item: InputItem, check: Manifest.ResumeCheck) -> Manifest.Entry {
         var entry = previous
         entry.input.path = item.displayPath
         entry.input.relativePath = item.relativePath
         entry.status = .skipped
         entry.reason = skipReason
+        entry.resumeCheck = check
         entry.timings = [:]
         return entry
     }

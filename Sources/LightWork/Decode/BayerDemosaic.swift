@@ -17,14 +17,15 @@ struct BayerDemosaic {
     var height: Int { Int(bayer.height) }
 
     /// The mosaic of the file unpacked in `lr`, or nil when LibRaw's own processing must handle its layout.
-    init?(libRaw lr: UnsafeMutablePointer<libraw_data_t>) {
+    /// `multipliers` (camera R, G, B) replace the file's balance when given (`--wb` other than camera).
+    init?(libRaw lr: UnsafeMutablePointer<libraw_data_t>, multipliers chosen: SIMD3<Double>? = nil) {
         let d = lr.pointee
         let filters = d.idata.filters
         guard filters > 1000, d.idata.colors == 3, let raw = d.rawdata.raw_image,
               d.rawdata.ioparams.fuji_width == 0, d.rawdata.ioparams.zero_is_bad == 0, d.rawdata.ioparams.shrink == 0,
               d.rawdata.ph1_cblack == nil, d.rawdata.ph1_rblack == nil,
               d.color.as_shot_wb_applied == 0,
-              RawDecoder.whiteBalance(of: d) != .auto
+              chosen != nil || RawDecoder.whiteBalance(of: d) != .auto
         else { return nil }
         // The visible area must lie inside the stored rows (a damaged header must not send the kernel outside).
         let (top, left, w, h) = (Int(d.sizes.top_margin), Int(d.sizes.left_margin), Int(d.sizes.width), Int(d.sizes.height))
@@ -53,6 +54,7 @@ struct BayerDemosaic {
         // As-shot balance when the camera recorded one, else LibRaw's daylight multipliers.
         let cam = DNGColorModel.floats(d.color.cam_mul), pre = DNGColorModel.floats(d.color.pre_mul)
         var mul = RawDecoder.whiteBalance(of: d) == .asShot ? cam : pre
+        if let chosen { mul = [chosen.x, chosen.y, chosen.z, chosen.y].map { Float($0) } }
         if mul[1] == 0 { mul[1] = 1 }
         if mul[3] == 0 { mul[3] = mul[1] }
         guard mul.allSatisfy({ $0 > 0 && $0.isFinite }) else { return nil }

@@ -15,7 +15,7 @@ public struct DecodedImage: Sendable {
     public var details: [String: String]
     /// The `details` keys that name what the decoder decided for a RAW (copied into its manifest entry):
     /// white balance and its multipliers, demosaic and whose, colour conversion, pixel aspect, orientation.
-    public static let decisionKeys = ["whiteBalance", "demosaic", "colour", "pixelAspect", "orientation"]
+    public static let decisionKeys = ["whiteBalance", "highlights", "demosaic", "colour", "pixelAspect", "orientation"]
     /// The decisions among `details`, nil when the decoder records none (RGB inputs).
     public var decisions: [String: String]? {
         let found = details.filter { Self.decisionKeys.contains($0.key) }

@@ -200,11 +200,23 @@ public enum RawDecoder {
                 throw LightWorkError.decodeFailed("LibRaw's image size \(d.sizes.iwidth)x\(d.sizes.iheight) (sensor \(sensorWidth)x\(sensorHeight), pixel aspect \(aspect)) is not one LightWork can read")
             }
             // The default AHD on an ordinary Bayer mosaic is LightWork's own (BayerDemosaic); LibRaw does the rest.
-            let mosaic = options.demosaic == .ahd ? BayerDemosaic(libRaw: lr) : nil
+            // --wb other than camera: its multipliers replace the file's balance (LibRaw's through user_mul).
+            let chosenBalance = options.develop[LightWork.WhiteBalance.self]
+            let chosen = chosenBalance.isOff ? nil
+                : try LightWork.WhiteBalance.rawMultipliers(chosenBalance, libRaw: lr, model: colorModel?.model ?? DNGColorModel.read(libRaw: lr)?.model)
+            let mosaic = options.demosaic == .ahd ? BayerDemosaic(libRaw: lr, multipliers: chosen?.multipliers) : nil
             var multipliers: SIMD3<Double>
+            let reconstruct = options.develop[Highlights.self] == .reconstruct
             if let mosaic {
                 multipliers = mosaic.multipliers
             } else {
+                if let m = chosen?.multipliers {
+                    // scale_colors lets the camera's balance override user_mul: turn it off.
+                    lr.pointee.params.use_camera_wb = 0
+                    lr.pointee.params.user_mul = (Float(m.x), Float(m.y), Float(m.z), Float(m.y))
+                }
+                // LibRaw's own rebuild; it then normalises the multipliers to a largest of 1 (headroom kept below).
+                if reconstruct { lr.pointee.params.highlight = Highlights.libRawMode }
                 rc = libraw_dcraw_process(lr)
                 try checkDataPresent()
                 guard rc == LIBRAW_SUCCESS.rawValue else { throw RawDecoder.error(rc, stage: "process", url: url) }
@@ -224,7 +236,9 @@ public enum RawDecoder {
             let (w, h) = orientation.swapsAxes ? (sh, sw) : (sw, sh)
             var details = details()
             // What was decided for this file, named in the manifest (DecodedImage.decisionKeys).
-            details["whiteBalance"] = "\(balance.rawValue), multipliers " + [multipliers.x, multipliers.y, multipliers.z].map { String(format: "%.4f", $0) }.joined(separator: " ")
+            details["whiteBalance"] = chosen?.decision
+                ?? "\(balance.rawValue), multipliers " + [multipliers.x, multipliers.y, multipliers.z].map { String(format: "%.4f", $0) }.joined(separator: " ")
+            if reconstruct, mosaic == nil { details["highlights"] = "reconstruct (LibRaw highlight mode \(Highlights.libRawMode))" }
             details["demosaic"] = mosaic != nil ? "ahd (LightWork)"
                 : "\(RawDecoder.libRawDemosaic(quality: options.demosaic.libRawQuality, filters: d.idata.filters, colors: Int(d.idata.colors))) (LibRaw)"
             let stretcher = mosaic != nil ? "LightWork" : "LibRaw"
@@ -265,6 +279,10 @@ public enum RawDecoder {
             }
             // DNG BaselineExposure: the file's own statement of where its normal exposure lies (ACR honours it;
             // dcraw and LibRaw ignore it). Applied in both colour models, as a gain in linear light.
+            if reconstruct, mosaic == nil, colorModel == nil {
+                // LibRaw's own colour conversion keeps the darker scale of its highlight modes: restore the exposure.
+                matrix = Matrix3.diagonal(SIMD3(repeating: 1 / multipliers.min())) * (matrix ?? .identity)
+            }
             let baseline = RawDecoder.baselineExposure(lr)
             if baseline != 0 {
                 let gain = Matrix3.diagonal(SIMD3(repeating: pow(2, baseline)))
@@ -276,6 +294,17 @@ public enum RawDecoder {
             if let mosaic {
                 let toXYZ = Matrix3.diagonal(1 / CIE.d50) * WorkingSpace.rawLinear.primaries.toXYZD50 * (cameraMatrix ?? .identity)
                 var pixels = mosaic.run(cameraToXYZ: toXYZ, engine: engine)
+                var highlights: HighlightReconstruction?
+                if reconstruct, aspect == 1 {
+                    var r = HighlightReconstruction(bayer: mosaic.bayer, white: Float(d.color.maximum))
+                    r.analyse(ahd: pixels, engine: engine)
+                    details["highlights"] = "reconstruct (LightWork): \(r.rebuilt) pixels past the clip, \(r.saturated) with saturated channels"
+                        + (r.saturated > 0 && !r.hasReference ? "; no unsaturated pixel to take a hue from, saturated channels kept at the clip" : "")
+                    highlights = r
+                } else if reconstruct {
+                    details["highlights"] = "clip (reconstruct is not done on non-square pixels)"
+                    notes.append("highlights: reconstruct is not done on non-square pixels (pixel aspect \(aspect)); clipped")
+                }
                 if aspect != 1 {
                     let square = PixelAspect.stretch(pixels, width: mosaic.width, height: mosaic.height, aspect: aspect, engine: engine)
                     pixels.deallocate()
@@ -288,6 +317,7 @@ public enum RawDecoder {
                 defer { pixels.deallocate() }
                 let rgbx = UnsafeMutableRawPointer(pixels).assumingMemoryBound(to: (UInt16, UInt16, UInt16, UInt16).self)
                 peak = RawDecoder.convert(rgbx, storedWidth: sw, storedHeight: sh, orientation: orientation, matrix: matrix ?? .identity, into: image, engine: engine)
+                highlights?.write(ahd: pixels, matrix: matrix ?? .identity, orientation: orientation, into: image, engine: engine)
             } else {
                 guard let src = lr.pointee.image else { throw LightWorkError.decodeFailed("LibRaw produced no image") }
                 peak = RawDecoder.convert(src, storedWidth: sw, storedHeight: sh, orientation: orientation, matrix: matrix, into: image, engine: engine)
@@ -297,7 +327,7 @@ public enum RawDecoder {
             }
             var meta = metadata()
             meta.orientation = orientation.rawValue
-            if balance != .asShot && balance != .asShotApplied {
+            if chosen == nil, balance != .asShot && balance != .asShotApplied {
                 notes.append("no as-shot white balance in the file: \(balance.rawValue) used")
             }
             return DecodedImage(image: image, kind: .raw, metadata: meta, notes: notes, sourceProfile: sourceProfile, details: details)

@@ -4,16 +4,25 @@ import Foundation
 /// JPEG/PNG: their device RGB decoded to linear sRGB primaries). The modules, in order, declared once:
 ///
 ///     decode:  (inside RawDecoder)                                       → whiteBalance, highlights
-///     scene:   lens, exposure                                                → before resizing
-///     output:                                                            → after resizing
+///     scene:   denoise · lens · sharpen · rotate · crop · aspect · exposure · tone → before resizing
+///     output:  outputSharpen                                             → after resizing
 ///
 /// Recipes' `develop` section, the CLI's flags, the spec and the manifest all read `modules`. A module that is off
 /// costs nothing; when every module of a placement is off the image is not even converted to float planes.
 public enum DevelopStage {
     /// Every module in the order it runs.
     public static let modules: [any DevelopModule.Type] = [
+        WhiteBalance.self,
+        Highlights.self,
+        Denoise.self,
         LensCorrection.self,
+        Sharpen.self,
+        Rotate.self,
+        Crop.self,
+        Aspect.self,
         Exposure.self,
+        Tone.self,
+        OutputSharpen.self,
     ]
 
     /// The modules' names, in order.

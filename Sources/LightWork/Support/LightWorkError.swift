@@ -41,6 +41,8 @@ public enum LightWorkError: Error, Sendable, Equatable, CustomStringConvertible 
     /// A film's lookup image or a LUT file no longer has the bytes (SHA-256) the conversion spec was made from:
     /// nothing is rendered with other bytes.
     case lookupChanged(file: String, expected: String, found: String)
+    /// The output folder's export ledger (`ExportLedger`) cannot be opened, read or written.
+    case ledger(String)
 
     public var description: String {
         switch self {
@@ -67,6 +69,7 @@ public enum LightWorkError: Error, Sendable, Equatable, CustomStringConvertible 
         case .missingTool(let s): return s
         case let .lookupChanged(file, expected, found):
             return "the look changed since the conversion was set up: \(file) has SHA-256 \(found.prefix(16))…, not \(expected.prefix(16))… (run the command again to use the new file)"
+        case .ledger(let s): return "export ledger: \(s)"
         }
     }
 
@@ -91,6 +94,7 @@ public enum LightWorkError: Error, Sendable, Equatable, CustomStringConvertible 
         case .workerTimedOut: return .workerTimedOut
         case .missingTool: return .missingTool
         case .lookupChanged: return .lookupChanged
+        case .ledger: return .ledger
         }
     }
 }
@@ -101,7 +105,7 @@ public enum FailureKind: String, Codable, Sendable, CaseIterable {
     /// One kind per `LightWorkError` case (see `LightWorkError.kind`).
     case missingInput, emptyFile, unsupportedFormat, decodeFailed, truncated, blankImage, tooManyPixels, colour,
          writeFailed, usage, invalidDocument, locked, unlockRefused, diskFull, workerCrashed, workerTimedOut, missingTool,
-         lookupChanged
+         lookupChanged, ledger
     /// The planned output name cannot be used: it collides with an earlier input's, or is not a file name.
     case outputNameRefused
     /// A system error LightWork has no case for (the reason gives the system's words).

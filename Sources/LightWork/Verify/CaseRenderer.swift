@@ -59,7 +59,10 @@ public struct CaseRenderer: Sendable {
         if let d = c.demosaic { decode.demosaic = d }
         let export = ConvertSpec.Export(format: encode.format, quality: encode.jpegQuality, compression: encode.tiffCompression,
                                         colorSpace: colorSpace, resize: try c.longEdge.map { try ResizeSpec(.longEdge($0)) })
-        return ConvertSpec(look: try ConvertSpec.Look(resolved: resolved), decode: decode, export: export,
+        // Verify's suites are colorimetric whatever tone exports default to.
+        var develop = DevelopSettings()
+        develop[Tone.self] = .linear
+        return ConvertSpec(look: try ConvertSpec.Look(resolved: resolved), decode: decode, develop: develop, export: export,
                            output: ConvertSpec.Output(directory: outputDirectory))
     }
 

@@ -20,6 +20,18 @@ public struct FileSignature: Codable, Sendable, Hashable {
         self.device = device
     }
 
+    /// Whether `recorded` still describes this file: same size, mtime (to the nanosecond) and inode. The device
+    /// is left out: its number changes when a disk is mounted again, while the path already names the file system.
+    public func matches(_ recorded: FileSignature) -> Bool {
+        size == recorded.size && mtime == recorded.mtime && mtimeNanos == recorded.mtimeNanos && inode == recorded.inode
+    }
+
+    /// Whether the mtime lies more than two seconds before `now`: a write within the file system's mtime step of a
+    /// `stat` (a second, two on FAT) could leave size and mtime as they were, so only a settled signature is trusted.
+    public func isSettled(at now: Date) -> Bool {
+        Double(mtime) + Double(mtimeNanos) / 1e9 < now.timeIntervalSince1970 - 2
+    }
+
     /// The signature of the regular file at `path` (links followed), nil when there is none.
     public static func of(_ path: String) -> FileSignature? {
         var st = stat()

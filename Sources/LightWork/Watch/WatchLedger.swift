@@ -8,7 +8,8 @@ import Glibc
 /// after a `kill -9` at any moment a restart knows what was converted, from which content, under which
 /// name. A record cut short by the kill (no final newline) is dropped and the file trimmed to its last
 /// whole line. The journal is locked (flock) while a watch runs: two watches on one output folder would
-/// convert files twice.
+/// convert files twice. At open it is compacted: a finished file's `start`, `done` and `moved` become one `done`
+/// record (a restart reads one line per file; the manifest entries themselves are kept by the folder's `ExportLedger`).
 public final class WatchLedger {
     /// A file the journal knows, by its number.
     public struct FileState: Sendable, Equatable {
@@ -24,7 +25,7 @@ public final class WatchLedger {
     }
 
     public let url: URL
-    private let fd: Int32
+    private var fd: Int32
     private(set) var files: [Int: FileState] = [:]
     private var byPathHash: [String: Int] = [:]
     /// Settings digest + content hash → the first file converted from it.
@@ -54,6 +55,10 @@ public final class WatchLedger {
         do { try replay() } catch { close(fd); throw error }
     }
 
+    /// Lines the journal held at open, and the lines it was compacted to (equal when there was nothing to drop).
+    public private(set) var linesAtOpen = 0
+    public private(set) var linesAfterCompaction = 0
+
     deinit { close(fd) }
 
     private func replay() throws {
@@ -68,13 +73,49 @@ public final class WatchLedger {
         }
         let decoder = JSONDecoder()
         var entries: [Int: (Manifest.Entry, String?)] = [:]
+        var compact: [Int: WatchRecord] = [:]
         for line in data.prefix(complete).split(separator: 0x0A) where !line.isEmpty {
             guard let record = try? decoder.decode(WatchRecord.self, from: Data(line)) else { droppedLines += 1; continue }
+            linesAtOpen += 1
             apply(record)
             if record.op == .done, let e = record.entry { entries[record.seq] = (e, record.settingsDigest) }
-            if record.op == .moved, let to = record.movedTo { entries[record.seq]?.0.notes.append(WatchLedger.movedNote(to)) }
+            if let to = record.movedTo, record.op == .moved || record.op == .done { entries[record.seq]?.0.notes.append(WatchLedger.movedNote(to)) }
+            switch record.op {
+            case .start: compact[record.seq] = record
+            case .done:
+                var done = record
+                done.output = record.output ?? files[record.seq]?.output
+                compact[record.seq] = done
+            case .moved: compact[record.seq]?.movedTo = record.movedTo
+            }
         }
         replayedEntries = entries.keys.sorted().map { (entries[$0]!.0, entries[$0]!.1) }
+        linesAfterCompaction = compact.count
+        if compact.count < linesAtOpen { try rewrite(compact.keys.sorted().map { compact[$0]! }) }
+    }
+
+    /// Replaces the journal with `records`: written to a temporary that is locked before it is renamed over the
+    /// journal, so a second watch finds the old file or the new one locked at every moment, and a kill leaves one
+    /// of the two whole.
+    private func rewrite(_ records: [WatchRecord]) throws {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var data = Data()
+        for r in records {
+            data.append(try e.encode(r))
+            data.append(0x0A)
+        }
+        let temporary = url.deletingLastPathComponent().appendingPathComponent("." + url.lastPathComponent + ".compact-\(getpid())")
+        let next = open(temporary.path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o666)
+        guard next >= 0 else { throw WatchError("cannot compact the watch journal \(url.path): \(String(cString: strerror(errno)))") }
+        let code = flock(next, LOCK_EX | LOCK_NB) == 0 ? data.withUnsafeBytes { FullWrite.write(next, $0) } : EWOULDBLOCK
+        guard code == 0, fdatasync(next) == 0, rename(temporary.path, url.path) == 0 else {
+            close(next)
+            unlink(temporary.path)
+            throw WatchError("cannot compact the watch journal \(url.path): \(String(cString: strerror(code != 0 ? code : errno)))")
+        }
+        close(fd)
+        fd = next
     }
 
     /// Appends `record` (one write, then fdatasync) and applies it. Throws when the disk refuses: the watch
@@ -101,6 +142,9 @@ public final class WatchLedger {
             state.output = r.output
             if let o = r.output { owners[o] = state.path }
         case .done:
+            // A compacted record carries its start's output name, and claims it as the start did.
+            if let o = r.output { state.output = o; owners[o] = state.path }
+            if let to = r.movedTo { state.movedTo = to }
             state.status = r.entry?.status ?? .failed
             if let o = r.entry?.output?.path, r.entry?.status == .converted { owners[o] = state.path }
             lastFinished[state.path] = r.seq

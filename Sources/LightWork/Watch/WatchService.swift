@@ -116,6 +116,7 @@ public final class WatchService {
         ledger = try WatchLedger(url: configuration.journalURL)
         if ledger.droppedLines > 0 { notice("journal: dropped \(ledger.droppedLines) incomplete record(s) left by a kill") }
         store.merge(replayed: ledger.replayedEntries)
+        try recordIntoExportLedger()
         if configuration.retryFailed { retrying = ledger.failedInPlace }
 
         // Temporaries a killed run left beside the outputs it had started, the manifest and the status file.
@@ -166,6 +167,22 @@ public final class WatchService {
         writeStatus(now: WatchService.clock())
         if let fatal { throw fatal }
         return outcome
+    }
+
+    /// The watch is one run of the output folder's export ledger, which then lists every file its journal records
+    /// (carried into this run: earlier runs of this journal are retired) and the manifest covers the folder.
+    private func recordIntoExportLedger() throws {
+        do {
+            let folder = converter.outputDirectory
+            let history = try FolderHistory.load(folder: folder)
+            let exports = try ExportLedger.open(folder: folder, shard: nil)
+            let command = "watch (journal \(configuration.journalURL.path))"
+            try store.record(into: exports, command: command, history: history, scope: .folder)
+            try store.commit()
+            try exports.retireRuns(command: command, keeping: store.ledgerRun)
+        } catch {
+            throw WatchError("\(error)")
+        }
     }
 
     // MARK: - Seeing files

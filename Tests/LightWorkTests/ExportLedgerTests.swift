@@ -1,0 +1,109 @@
+import Foundation
+import XCTest
+@testable import LightWork
+
+/// The export ledger of an output folder (`ExportLedger`, `FolderHistory`): its records round-trip whatever an entry
+/// holds, the folder's current entries follow the runs, and recording an entry costs the same at 100,000 entries as
+/// at 1,000.
+final class ExportLedgerTests: XCTestCase {
+    private func entry(_ input: String, output: String?, status: Manifest.Status = .converted, index: Int? = nil) -> Manifest.Entry {
+        var e = Manifest.Entry(input: Manifest.Input(path: "/shoot/" + input, relativePath: input), status: status)
+        e.input.index = index
+        e.input.sha256 = SHA256.hex(Data(input.utf8))
+        e.output = output.map { Manifest.Output(path: $0, sha256: SHA256.hex(Data($0.utf8)), size: 100, format: "jpeg", bitDepth: 8, channels: 3,
+                                                colorSpace: "srgb", width: 4, height: 3) }
+        if status == .failed { e.reason = "cannot decode: test"; e.failureKind = .decodeFailed }
+        e.notes = ["a note with / and ü"]
+        return e
+    }
+
+    private func header(_ digest: String, started: String) -> Manifest {
+        var m = Manifest(tool: Manifest.ToolInfo(version: "test", libraries: [:]), settings: ConvertSpec(outputDirectory: URL(fileURLWithPath: "/o")).settings,
+                         host: "h", startedAt: Date(timeIntervalSince1970: 0))
+        m.settingsDigest = digest
+        m.startedAt = started
+        return m
+    }
+
+    /// Entries come back exactly as recorded (the JSON is stored whole), runs keep their headers, updates replace.
+    func testRecordsRoundTripWithRunsAndUpdates() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let ledger = try ExportLedger.open(folder: dir, shard: nil)
+        XCTAssertEqual(ledger.url.path, dir.appendingPathComponent(".lightwork/ledger.sqlite").path)
+        let run = try ledger.beginRun(header("D1", started: "2026-01-01T00:00:00Z"), command: "convert")
+        let a = entry("a.dng", output: "a.jpg", index: 1), b = entry("b.dng", output: nil, status: .failed, index: 2)
+        try ledger.apply([.insert(a, settingsDigest: "D1"), .insert(b, settingsDigest: "D1")], run: run)
+        var moved = a
+        moved.notes.append("original moved to /archive/a.dng")
+        try ledger.apply([.update(index: 1, moved)], run: run)
+        var finished = header("D1", started: "2026-01-01T00:00:00Z")
+        finished.finishedAt = "2026-01-01T00:01:00Z"
+        try ledger.updateRun(run, header: finished)
+
+        let reopened = try ExportLedger(url: ledger.url, readOnly: true)
+        XCTAssertEqual(try reopened.records().map(\.entry), [moved, b])
+        XCTAssertEqual(try reopened.records().map(\.settingsDigest), ["D1", "D1"])
+        let runs = try reopened.runs()
+        XCTAssertEqual(runs.map(\.command), ["convert"])
+        XCTAssertEqual(runs.first?.header.finishedAt, "2026-01-01T00:01:00Z")
+        XCTAssertEqual(runs.first?.header.entries, [])
+        XCTAssertThrowsError(try ExportLedger(url: dir.appendingPathComponent("none/ledger.sqlite"), readOnly: true)) { error in
+            XCTAssertEqual((error as? LightWorkError)?.kind, .ledger)
+        }
+    }
+
+    /// The folder's current entries: a later run's record of an output replaces the earlier one, a later success
+    /// replaces an input's failure, other outputs and failures stay; the owners are every current output's input.
+    func testCurrentEntriesFollowTheRuns() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let ledger = try ExportLedger.open(folder: dir, shard: nil)
+        let first = try ledger.beginRun(header("A", started: "2026-01-01T00:00:00Z"), command: "convert")
+        try ledger.apply([.insert(entry("a.dng", output: "a.jpg", index: 1), settingsDigest: "A"),
+                          .insert(entry("b.dng", output: nil, status: .failed, index: 2), settingsDigest: "A"),
+                          .insert(entry("c.dng", output: "c.jpg", index: 3), settingsDigest: "A")], run: first)
+        let second = try ledger.beginRun(header("B", started: "2026-01-01T00:05:00Z"), command: "convert")
+        try ledger.apply([.insert(entry("a.dng", output: "a.jpg", index: 1), settingsDigest: "B"),
+                          .insert(entry("b.dng", output: "b.jpg", index: 2), settingsDigest: "B"),
+                          .insert(entry("x.png", output: nil, status: .failed, index: 3), settingsDigest: "B")], run: second)
+
+        let history = try FolderHistory.load(folder: dir)
+        XCTAssertEqual(history.current.map { $0.entry.input.relativePath }, ["c.dng", "a.dng", "b.dng", "x.png"])
+        XCTAssertEqual(history.current.map(\.settingsDigest), ["A", "B", "B", "B"])
+        XCTAssertEqual(history.owners, ["a.jpg": "a.dng", "b.jpg": "b.dng", "c.jpg": "c.dng"])
+        let reusable = history.reusable(settingsDigest: "A")
+        XCTAssertEqual(reusable.entries.map(\.input.relativePath), ["c.dng"])
+        XCTAssertEqual(reusable.otherSettings, ["/shoot/a.dng", "a.dng", "/shoot/b.dng", "b.dng"])
+        let m = history.manifest(header: header("B", started: "2026-01-01T00:05:00Z"))
+        XCTAssertEqual(m.summary, Manifest.Summary(total: 4, converted: 3, skipped: 0, failed: 1))
+        XCTAssertEqual(m.entries[0].notes.last, ManifestStore.otherSettingsNote("A"), "c.jpg was made with the first run's settings")
+    }
+
+    /// Recording an entry costs the same with 100,000 entries in the ledger as with 1,000 (checkpoints of 256).
+    func testRecordingCostIsFlatTo100000Entries() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let ledger = try ExportLedger.open(folder: dir, shard: nil)
+        let run = try ledger.beginRun(header("D", started: "2026-01-01T00:00:00Z"), command: "convert")
+        let total = 100_000, batch = ManifestStore.checkpointEntries
+        var perEntry: [Double] = []    // seconds per entry of each checkpoint
+        var n = 0
+        while n < total {
+            let changes = (n..<min(total, n + batch)).map { i in
+                ExportLedger.Change.insert(entry("f-\(i).dng", output: "f-\(i).jpg", index: i + 1), settingsDigest: "D")
+            }
+            let start = JobScheduler.clock()
+            try ledger.apply(changes, run: run)
+            perEntry.append((JobScheduler.clock() - start) / Double(changes.count))
+            n += changes.count
+        }
+        func median(_ xs: ArraySlice<Double>) -> Double { xs.sorted()[xs.count / 2] }
+        let checkpoints = perEntry.count
+        let at1k = median(perEntry[0..<(1_000 / batch + 1)]), at100k = median(perEntry[(checkpoints - 4)...])
+        let readStart = JobScheduler.clock()
+        let history = try FolderHistory.load(folder: dir)
+        let readSeconds = JobScheduler.clock() - readStart
+        print(String(format: "ledger: recording an entry costs %.1f µs at 1,000 entries, %.1f µs at 100,000 (%.2fx); reading 100,000 back %.2f s",
+                     at1k * 1e6, at100k * 1e6, at100k / at1k, readSeconds))
+        XCTAssertEqual(history.current.count, total)
+        XCTAssertLessThan(at100k, at1k * 1.5, "the cost of recording an entry does not grow with the ledger")
+    }
+}
