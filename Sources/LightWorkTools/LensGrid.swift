@@ -283,13 +283,3 @@ enum LensGrid {
         return result
     }
 }
-
-extension CFAMosaic {
-    /// A frame from samples rendered elsewhere (the lens grid).
-    init(width: Int, height: Int, samples: [UInt16], layout: DNGLayout) {
-        self.width = width
-        self.height = height
-        self.samples = samples
-        self.layout = layout
-    }
-}
