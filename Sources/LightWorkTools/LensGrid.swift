@@ -283,4 +283,3 @@ enum LensGrid {
         return result
     }
 }
-
