@@ -15,6 +15,9 @@ public final class ExportLedger {
 
     public let url: URL
     private let db: OpaquePointer
+    /// False for a ledger another run has just created and not yet given its tables (its `user_version` is still 0,
+    /// set last): a reader then sees no runs, rather than failing on a missing table.
+    private var hasSchema = true
 
     /// One run's row: what it was, and its manifest header (tool, settings, host, times) as JSON.
     public struct Run: Sendable {
@@ -96,7 +99,13 @@ public final class ExportLedger {
         // Shards and a watch may read a ledger while its run writes it: wait for a lock rather than fail.
         sqlite3_busy_timeout(db, 30_000)
         do {
-            if !readOnly {
+            if readOnly {
+                var statement: OpaquePointer?
+                if sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &statement, nil) == SQLITE_OK, sqlite3_step(statement) == SQLITE_ROW {
+                    hasSchema = sqlite3_column_int64(statement, 0) != 0
+                }
+                sqlite3_finalize(statement)
+            } else {
                 // WAL: a commit appends to the log; NORMAL: no fsync per commit (a killed process loses nothing
                 // committed; a power cut may lose the last checkpoints, whose files are then only converted again).
                 try exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")
@@ -200,6 +209,7 @@ public final class ExportLedger {
     /// Every run, oldest first.
     public func runs() throws(LightWorkError) -> [Run] {
         var out: [Run] = []
+        guard hasSchema else { return out }
         try query("SELECT id, command, settings_digest, header FROM runs ORDER BY id") { (row: Row) throws(LightWorkError) in
             let header: Manifest
             do { header = try JSONDecoder().decode(Manifest.self, from: row.data(3)) } catch {
@@ -213,6 +223,7 @@ public final class ExportLedger {
     /// Every entry: by run, in input order within a run (entries without an input index last, as recorded).
     public func records() throws(LightWorkError) -> [Record] {
         var rows: [(run: Int64, digest: String, json: Data)] = []
+        guard hasSchema else { return [] }
         try query("SELECT run, settings_digest, entry FROM entries ORDER BY run, input_index IS NULL, input_index, id") { (row: Row) throws(LightWorkError) in
             rows.append((row.int(0), row.text(1), row.data(2)))
         }
