@@ -160,6 +160,7 @@ enum ConvertCommand {
             return 2
         }
         runner.onNotice = { console.info($0) }
+        runner.returnsEntries = false
         var meter = ProgressMeter(total: plan.jobs.count)
         var manifestFailed = false
         let manifest = runner.run(plan.jobs, onEvent: { event in
