@@ -47,3 +47,7 @@ int lw_tiff_get_colormap(TIFF *tif, const uint16_t **red, const uint16_t **green
 }
 
 int lw_tiff_jpeg_as_rgb(TIFF *tif) { return TIFFSetField(tif, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB); }
+
+int lw_tiff_set_colormap(TIFF *tif, const uint16_t *red, const uint16_t *green, const uint16_t *blue) {
+    return TIFFSetField(tif, TIFFTAG_COLORMAP, red, green, blue);
+}

@@ -13,5 +13,7 @@ TIFF *lw_tiff_open_memory(const uint8_t *data, size_t size, const char *name);
 int lw_tiff_get_colormap(TIFF *tif, const uint16_t **red, const uint16_t **green, const uint16_t **blue);
 /// TIFFSetField(TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB): JPEG-compressed YCbCr delivered as RGB by libjpeg.
 int lw_tiff_jpeg_as_rgb(TIFF *tif);
+/// TIFFSetField for the colour map (writing palette images: the tests).
+int lw_tiff_set_colormap(TIFF *tif, const uint16_t *red, const uint16_t *green, const uint16_t *blue);
 
 #endif

@@ -240,7 +240,7 @@ public enum TIFFDecoder {
                 let p = x * samplesPerPixel, q = x * outChannels
                 var c = SIMD4<UInt32>(repeating: 0)
                 if let palette {
-                    let index = Int(value(p))
+                    let index = Int(src.load(fromByteOffset: p, as: UInt8.self))   // palettes are 8-bit (Plan's init)
                     c[0] = UInt32(palette[3 * index]); c[1] = UInt32(palette[3 * index + 1]); c[2] = UInt32(palette[3 * index + 2])
                 } else {
                     for k in 0..<colourChannels { c[k] = minIsWhite ? top - value(p + k) : value(p + k) }
