@@ -171,7 +171,7 @@ final class TIFFInputTests: XCTestCase, LosslessConversion {
         XCTAssertLessThanOrEqual(colour, 1)
     }
 
-    func testOrientationSixAndPaletteAndMetadata() throws {
+    func testOrientationSixAndPalette() throws {
         let w = 5, h = 3
         let stored = values(w * h * 3, top: 256, seed: 11)
         var b = TIFFBuilder(width: w, height: h)
