@@ -30,11 +30,11 @@ public enum LosslessPath {
         public var keepsPlaces: Bool { self == .look }
     }
 
-    /// Whether a spec can leave the pixels as decoded at all (then RGB decoders keep their colour samples): no active
-    /// filter in `renderer`'s chain and every develop module off. Resizing is judged after decoding (a resize to the
-    /// same size or larger keeps the image).
+    /// Whether a spec can leave an RGB input's pixels as decoded at all (then RGB decoders keep their colour samples):
+    /// no active filter in `renderer`'s chain and every develop module off or skipped on encoded images (the export
+    /// default tone curve is). Resizing is judged after decoding (a resize to the same size or larger keeps the image).
     public static func mayPassThrough(renderer: Renderer, develop: DevelopSettings) -> Bool {
-        renderer.filters.isEmpty && DevelopStage.names.allSatisfy(develop.isOff)
+        renderer.filters.isEmpty && DevelopStage.modules.allSatisfy { develop.isOff($0.descriptor.name) || $0.descriptor.rgbSkipNote != nil }
     }
 
     /// The decision for `samples` (the decoder's, nil for RAW) written as `format` in `space`; `changes` are what
