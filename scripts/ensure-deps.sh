@@ -40,6 +40,8 @@ if [ "$want_test" = 1 ]; then
   # The LibRaw cross-check and RawGeometryTests compare with dcraw_emu and make DNG variants with exiftool.
   command -v dcraw_emu >/dev/null 2>&1 || missing+=(libraw-bin)
   command -v exiftool >/dev/null 2>&1 || missing+=(libimage-exiftool-perl)
+  # TIFFInputTests and LosslessPathTests read outputs back with an independent reader: ImageMagick's convert.
+  command -v convert >/dev/null 2>&1 || missing+=(imagemagick)
   # CompletionTests checks the zsh completion script with zsh -n.
   command -v zsh >/dev/null 2>&1 || missing+=(zsh)
 fi

@@ -15,6 +15,7 @@
 #include "lw_sha256.h"
 #include "lw_simd.h"
 #include "lw_tiff.h"
+#include "lw_tiffdec.h"
 #include "lw_tiffexif.h"
 #include "lw_tiffstrip.h"
 #include "lw_tifftags.h"
