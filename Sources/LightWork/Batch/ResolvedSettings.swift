@@ -23,6 +23,9 @@ public struct ResolvedSettings: Codable, Sendable, Equatable {
     /// Develop modules that are on, by name, with their canonical setting (`DevelopSettings.record`); absent when
     /// none is, so a conversion without development keeps the digest earlier releases wrote.
     public var develop: [String: String]?
+    /// The output codec's encoder options other than JPEG's quality and TIFF's compression (kept in their fields
+    /// above for earlier releases' digests), every declared one with its value or default; absent for a codec with none.
+    public var codecOptions: [String: String]?
 
     public struct FilterSetting: Codable, Sendable, Equatable {
         public var ui: Double

@@ -18,6 +18,9 @@ public struct EncodeSettings: Sendable, Equatable {
     /// `EXIFWriter.blob(for:)`: written as is as JPEG APP1 and PNG eXIf; TIFF outputs carry the fields
     /// `EXIFReader` reads from it as TIFF tags and Exif/GPS IFDs (see `TIFFWriter`). nil writes no EXIF.
     public var exif: Data?
+    /// The output codec's other options (`CodecOptionValues`; set through `setOptions`): a writer reads its own
+    /// with `options.value(of:)`, getting the default where none was given.
+    public var options = CodecOptionValues()
 
     public init(format: OutputFormat = CodecRegistry.defaultFormat, jpegQuality: Int = JPEGCodec.defaultQuality, jpegOptimizeCoding: Bool = true,
                 tiffCompression: TIFFCompression = .none, pngCompressionLevel: Int = 1,

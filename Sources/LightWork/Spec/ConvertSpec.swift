@@ -113,11 +113,16 @@ public struct ConvertSpec: Codable, Sendable, Equatable {
         public var stripMetadata: Bool
         /// Resampling after decode, before the look; nil keeps the size.
         public var resize: ResizeSpec?
+        /// The format's other encoder options (WebP's `lossless`, AVIF's `speed`…), as `EncodeSettings.setOptions`
+        /// checked them; JPEG's quality and TIFF's compression are the typed fields above.
+        public var options: CodecOptionValues
 
         public init(format: OutputFormat = .tiff16, quality: Int = EncodeSettings().jpegQuality,
                     compression: TIFFCompression = EncodeSettings().tiffCompression, colorSpace: OutputColorSpace = .srgb,
-                    background: SIMD3<Double> = SIMD3(1, 1, 1), stripMetadata: Bool = false, resize: ResizeSpec? = nil) {
+                    background: SIMD3<Double> = SIMD3(1, 1, 1), stripMetadata: Bool = false, resize: ResizeSpec? = nil,
+                    options: CodecOptionValues = CodecOptionValues()) {
             self.format = format
+            self.options = options
             self.quality = quality
             self.compression = compression
             self.colorSpace = colorSpace
@@ -127,7 +132,11 @@ public struct ConvertSpec: Codable, Sendable, Equatable {
         }
 
         /// The encoder's settings (profile and EXIF are added per file).
-        public var encodeSettings: EncodeSettings { EncodeSettings(format: format, jpegQuality: quality, tiffCompression: compression) }
+        public var encodeSettings: EncodeSettings {
+            var e = EncodeSettings(format: format, jpegQuality: quality, tiffCompression: compression)
+            e.options = options
+            return e
+        }
     }
 
     /// Where outputs go and how they are named. Which inputs a batch takes (`--include`, `--exclude`,
@@ -163,6 +172,8 @@ public struct ConvertSpec: Codable, Sendable, Equatable {
         s.lutInterpolation = look.lookup == nil ? nil : look.interpolation.rawValue
         s.resize = export.resize?.setting
         s.develop = develop.record
+        let others = format.codec.options.filter { $0 != JPEGCodec.quality && $0 != TIFFCodec.compression }
+        s.codecOptions = others.isEmpty ? nil : Dictionary(uniqueKeysWithValues: others.map { ($0.name, export.options.value(of: $0)) })
         return s
     }
 
