@@ -1,5 +1,6 @@
 // Umbrella header: every shim header, listed so that adding one changes this file and incremental builds see it.
 #include "lw_batch.h"
+#include "lw_buffer.h"
 #include "lw_cpu.h"
 #include "lw_demosaic.h"
 #include "lw_denoise.h"
@@ -11,6 +12,7 @@
 #include "lw_lens.h"
 #include "lw_png.h"
 #include "lw_pngdec.h"
+#include "lw_resample.h"
 #include "lw_samplepng.h"
 #include "lw_sha256.h"
 #include "lw_simd.h"
