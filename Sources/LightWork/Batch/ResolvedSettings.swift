@@ -23,6 +23,9 @@ public struct ResolvedSettings: Codable, Sendable, Equatable {
     /// Develop modules that are on, by name, with their canonical setting (`DevelopSettings.record`); absent when
     /// none is, so a conversion without development keeps the digest earlier releases wrote.
     public var develop: [String: String]?
+    /// The credit written over the carried metadata (`MetadataOverrides`); absent when none is given, so conversions
+    /// without one keep the digest earlier releases wrote.
+    public var metadata: MetadataOverrides?
 
     public struct FilterSetting: Codable, Sendable, Equatable {
         public var ui: Double
