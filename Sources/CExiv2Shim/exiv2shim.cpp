@@ -336,3 +336,5 @@ extern "C" void lw_exiv2_free(lw_exiv2_buffer *buffer) {
     buffer->bytes = nullptr;
     buffer->count = 0;
 }
+
+extern "C" const char *lw_exiv2_version(void) { return Exiv2::version(); }

@@ -41,6 +41,9 @@ int lw_exiv2_photoshop_irb(const void *iim, size_t count, lw_exiv2_buffer *irb, 
 
 void lw_exiv2_free(lw_exiv2_buffer *buffer);
 
+/// The linked exiv2's version ("0.27.6").
+const char *lw_exiv2_version(void);
+
 #ifdef __cplusplus
 }
 #endif
