@@ -6,8 +6,6 @@ enum ConvertCommand {
     static let specs: [OptionSpec] = [
         OptionSpec(name: "output", value: "DIR", help: "output folder (created if missing); required", short: "o"),
         OptionSpec(name: "format", value: "FMT", help: CodecRegistry.formatHelp),
-        OptionSpec(name: "quality", value: "N", help: JPEGCodec.quality.help),
-        OptionSpec(name: "compression", value: "C", help: TIFFCodec.compression.help),
         OptionSpec(name: "colorspace", value: "CS", help: "srgb (default), display-p3, adobe-rgb, prophoto; profile always embedded"),
         OptionSpec(name: "demosaic", value: "ALG", help: "RAW demosaic: ahd (default; LightWork's own on Bayer sensors), libraw-ahd, linear, ppg, vng, dht, aahd"),
         OptionSpec(name: "intent", value: "I", help: "ICC inputs: relative (default, with black-point compensation), perceptual, saturation, absolute"),
@@ -46,7 +44,28 @@ enum ConvertCommand {
         OptionSpec(name: "quiet", value: nil, help: "only errors", short: "q"),
         OptionSpec(name: "verbose", value: nil, help: "timings and notes per file", short: "v"),
         OptionSpec(name: "help", value: nil, help: "this text", short: "h"),
-    ] + DevelopArguments.specs + BatchArguments.specs
+    ] + codecOptionSpecs + DevelopArguments.specs + BatchArguments.specs
+
+    /// One flag per encoder option any codec declares (`--quality`, `--compression`, …), its help from the codecs.
+    static var codecOptionSpecs: [OptionSpec] {
+        CodecRegistry.optionNames.map { name in
+            let isFlag = CodecRegistry.declarations(of: name).allSatisfy { $0.option.values == .flag }
+            let placeholder = CodecRegistry.declarations(of: name).first.map { d -> String in
+                if case .integer = d.option.values { return "N" }
+                return String(name.prefix(1)).uppercased()
+            }
+            return OptionSpec(name: name, value: isFlag ? nil : placeholder, help: CodecRegistry.optionHelp(name))
+        }
+    }
+
+    /// The encoder option values the command line gives, by name (a flag option given is "true").
+    static func codecOptionValues(_ p: ParsedArguments) -> [String: String] {
+        var given: [String: String] = [:]
+        for spec in codecOptionSpecs {
+            if spec.value == nil { if p.has(spec.name) { given[spec.name] = "true" } } else if let v = p.value(spec.name) { given[spec.name] = v }
+        }
+        return given
+    }
 
     static let help = """
     Usage: lightwork convert [options] INPUT... -o OUTDIR
@@ -148,6 +167,7 @@ enum ConvertCommand {
             return 2
         }
         runner.onNotice = { console.info($0) }
+        runner.returnsEntries = false
         var meter = ProgressMeter(total: plan.jobs.count)
         var manifestFailed = false
         let manifest = runner.run(plan.jobs, onEvent: { event in
@@ -235,14 +255,8 @@ enum ConvertCommand {
             guard let format = CodecRegistry.outputFormat(named: f) else { throw choices("--format", f, CodecRegistry.formatNames) }
             encode.format = format
         }
-        if let q = p.value("quality") {
-            if let refusal = JPEGCodec.quality.refusal(q, label: "--quality") { throw LightWorkError.usage(refusal) }
-            encode.jpegQuality = Int(q)!
-        }
-        if let c = p.value("compression") {
-            if let refusal = TIFFCodec.compression.refusal(c, label: "--compression") { throw LightWorkError.usage(refusal) }
-            encode.tiffCompression = TIFFCompression(rawValue: c)!
-        }
+        try encode.setOptions(recipe.export?.optionValues ?? [:], from: .recipe)
+        try encode.setOptions(codecOptionValues(p), from: .commandLine)
         if let c = p.value("colorspace") {
             guard let v = OutputColorSpace(rawValue: c) else { throw choices("--colorspace", c, OutputColorSpace.allCases.map(\.rawValue)) }
             colorSpace = v
@@ -267,6 +281,7 @@ enum ConvertCommand {
         let export = ConvertSpec.Export(format: encode.format, quality: encode.jpegQuality, compression: encode.tiffCompression,
                                         colorSpace: colorSpace, background: try p.value("background").map(parseColour) ?? SIMD3(1, 1, 1),
                                         stripMetadata: p.has("strip-metadata"), resize: try ExportArguments.resize(p),
+                                        options: encode.options,
                                         metadata: try ExportArguments.metadata(p, recipe: recipe.metadata))
         let naming = try ExportArguments.naming(p)
         return ConvertSpec(look: look, decode: decode, develop: try DevelopArguments.settings(p, recipe: recipe.develop), export: export,

@@ -26,6 +26,9 @@ public struct ResolvedSettings: Codable, Sendable, Equatable {
     /// The credit written over the carried metadata (`MetadataOverrides`); absent when none is given, so conversions
     /// without one keep the digest earlier releases wrote.
     public var metadata: MetadataOverrides?
+    /// The output codec's encoder options other than JPEG's quality and TIFF's compression (kept in their fields
+    /// above for earlier releases' digests), every declared one with its value or default; absent for a codec with none.
+    public var codecOptions: [String: String]?
 
     public struct FilterSetting: Codable, Sendable, Equatable {
         public var ui: Double

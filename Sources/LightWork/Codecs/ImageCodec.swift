@@ -80,6 +80,8 @@ public struct CodecOption: Sendable, Equatable {
         case integer(ClosedRange<Int>)
         /// One of these words (TIFF compression).
         case choice([String])
+        /// On or off: a CLI flag without a value (`--lossless`), `true`/`false` in a recipe; stored as "true"/"false".
+        case flag
     }
 
     public let name: String
@@ -103,6 +105,7 @@ public struct CodecOption: Sendable, Equatable {
         switch values {
         case .integer(let r): return "\(r.lowerBound)-\(r.upperBound)"
         case .choice(let words): return words.joined(separator: ", ")
+        case .flag: return "true, false"
         }
     }
 
@@ -111,6 +114,7 @@ public struct CodecOption: Sendable, Equatable {
         switch values {
         case .integer: return "\(summary) \(allowed) (default \(defaultValue)\(note.map { "; \($0)" } ?? ""))"
         case .choice(let words): return "\(summary): " + words.map { $0 == defaultValue ? "\($0) (default)" : $0 }.joined(separator: ", ")
+        case .flag: return summary + (defaultValue == "true" ? " (default on)" : "") + (note.map { " (\($0))" } ?? "")
         }
     }
 
@@ -123,6 +127,8 @@ public struct CodecOption: Sendable, Equatable {
             return nil
         case .choice(let words):
             return words.contains(value) ? nil : "\(label) '\(value)' is not one of: \(allowed)"
+        case .flag:
+            return ["true", "false"].contains(value) ? nil : "\(label) is true or false, not '\(value)'"
         }
     }
 }

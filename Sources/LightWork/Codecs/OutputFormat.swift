@@ -9,6 +9,9 @@ public struct OutputFormat: Sendable, Hashable, Codable, RawRepresentable, Custo
     public let codecName: String
     /// Sample depth of the pixels the writer expects.
     public let depth: EncodedPixels.Depth
+    /// Bits per sample in the file: `depth`'s, or fewer for a format the writer narrows from 16-bit pixels
+    /// (AVIF's 10 and 12 bits: each sample rounded to v·(2ⁿ−1)/65535).
+    public let bitDepth: Int
     /// The file name extension, without a dot.
     public let fileExtension: String
     /// Whether the format can carry an alpha channel (JPEG cannot: the caller flattens it first).
@@ -17,9 +20,11 @@ public struct OutputFormat: Sendable, Hashable, Codable, RawRepresentable, Custo
     public let isLossless: Bool
 
     /// A format of the codec `codec` (called by codecs for their constants).
-    public init(_ name: String, codec: String, depth: EncodedPixels.Depth, fileExtension: String, supportsAlpha: Bool = true,
-                isLossless: Bool = true) {
+    public init(_ name: String, codec: String, depth: EncodedPixels.Depth, bitDepth: Int? = nil, fileExtension: String,
+                supportsAlpha: Bool = true, isLossless: Bool = true) {
+        precondition(bitDepth.map { $0 <= depth.rawValue } ?? true, "a format's file depth cannot exceed its pixels'")
         rawValue = name
+        self.bitDepth = bitDepth ?? depth.rawValue
         codecName = codec
         self.depth = depth
         self.fileExtension = fileExtension
@@ -35,9 +40,6 @@ public struct OutputFormat: Sendable, Hashable, Codable, RawRepresentable, Custo
 
     /// Every format the registry's codecs write, in registry order.
     public static var allCases: [OutputFormat] { CodecRegistry.outputFormats }
-
-    /// Bits per sample (8 or 16).
-    public var bitDepth: Int { depth.rawValue }
 
     /// The codec that writes it.
     public var codec: any ImageCodec { CodecRegistry.codec(named: codecName)! }

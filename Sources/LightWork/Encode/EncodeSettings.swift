@@ -27,6 +27,9 @@ public struct EncodeSettings: Sendable, Equatable {
     /// IPTC-IIM datasets (`Exiv2Metadata.iptc`), for formats that hold IIM: TIFF tag 33723 as is, JPEG APP13 as a
     /// Photoshop resource block; other writers ignore it (their XMP carries the same fields). nil writes none.
     public var iptc: Data?
+    /// The output codec's other options (`CodecOptionValues`; set through `setOptions`): a writer reads its own
+    /// with `options.value(of:)`, getting the default where none was given.
+    public var options = CodecOptionValues()
 
     public init(format: OutputFormat = CodecRegistry.defaultFormat, jpegQuality: Int = JPEGCodec.defaultQuality, jpegOptimizeCoding: Bool = true,
                 tiffCompression: TIFFCompression = .none, pngCompressionLevel: Int = 1,

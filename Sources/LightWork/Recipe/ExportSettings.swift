@@ -13,6 +13,8 @@ public struct ExportSettings: Sendable, Hashable, Codable {
     public var compression: String?
     /// Bits per sample: one the format is written at (8 or 16 for TIFF and PNG, 8 for JPEG).
     public var bitDepth: Int?
+    /// Every other encoder option a codec declares (`"lossless": true`, `"speed": 6`), as text.
+    public var options: [String: String]?
 
     public init(format: String? = nil, colorspace: OutputColorSpace? = nil, quality: Int? = nil,
                 compression: String? = nil, bitDepth: Int? = nil) {
@@ -25,8 +27,15 @@ public struct ExportSettings: Sendable, Hashable, Codable {
 
     /// Reads and validates the block at `node` (errors carry `$.export.…`).
     static func parse(_ node: JSONNode) throws -> ExportSettings {
-        let o = try node.object(allowing: ["format", "colorspace", "quality", "compression", "bitDepth"])
+        let o = try node.object(allowing: Set(["format", "colorspace", "bitDepth"] + CodecRegistry.optionNames))
         var e = ExportSettings()
+        for name in CodecRegistry.optionNames where name != "quality" && name != "compression" {
+            guard let n = o[name] else { continue }
+            let text: String
+            if let b = try? n.bool() { text = b ? "true" : "false" } else if let i = try? n.int() { text = String(i) } else { text = try n.string() }
+            if let refusal = CodecRegistry.refusalByAll(name, text, label: name) { throw n.fail(refusal) }
+            e.options = (e.options ?? [:]).merging([name: text]) { $1 }
+        }
         if let n = o["format"] {
             let s = try n.string()
             if let refusal = CodecRegistry.refusal(codec: s, bitDepth: nil) { throw n.fail(refusal) }
@@ -64,6 +73,14 @@ public struct ExportSettings: Sendable, Hashable, Codable {
             e.bitDepth = d
         }
         return e
+    }
+
+    /// The encoder option values this block gives, by option name (for `EncodeSettings.setOptions(_:from: .recipe)`).
+    public var optionValues: [String: String] {
+        var v = options ?? [:]
+        if let quality { v["quality"] = String(quality) }
+        if let compression { v["compression"] = compression }
+        return v
     }
 
     /// The output format this block names (its codec at `bitDepth`, the codec's first format without one); nil

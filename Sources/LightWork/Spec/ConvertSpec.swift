@@ -116,11 +116,16 @@ public struct ConvertSpec: Codable, Sendable, Equatable {
         /// Credit written into every output over what is carried from inputs and sidecars (`--artist`, `--copyright`,
         /// `--keywords`, a recipe's `metadata`); nil for none (and always nil with `stripMetadata`).
         public var metadata: MetadataOverrides?
+        /// The format's other encoder options (WebP's `lossless`, AVIF's `speed`…), as `EncodeSettings.setOptions`
+        /// checked them; JPEG's quality and TIFF's compression are the typed fields above.
+        public var options: CodecOptionValues
 
         public init(format: OutputFormat = .tiff16, quality: Int = EncodeSettings().jpegQuality,
                     compression: TIFFCompression = EncodeSettings().tiffCompression, colorSpace: OutputColorSpace = .srgb,
-                    background: SIMD3<Double> = SIMD3(1, 1, 1), stripMetadata: Bool = false, resize: ResizeSpec? = nil) {
+                    background: SIMD3<Double> = SIMD3(1, 1, 1), stripMetadata: Bool = false, resize: ResizeSpec? = nil,
+                    options: CodecOptionValues = CodecOptionValues()) {
             self.format = format
+            self.options = options
             self.quality = quality
             self.compression = compression
             self.colorSpace = colorSpace
@@ -133,14 +138,18 @@ public struct ConvertSpec: Codable, Sendable, Equatable {
         public init(format: OutputFormat = .tiff16, quality: Int = EncodeSettings().jpegQuality,
                     compression: TIFFCompression = EncodeSettings().tiffCompression, colorSpace: OutputColorSpace = .srgb,
                     background: SIMD3<Double> = SIMD3(1, 1, 1), stripMetadata: Bool = false, resize: ResizeSpec? = nil,
-                    metadata: MetadataOverrides?) {
+                    options: CodecOptionValues = CodecOptionValues(), metadata: MetadataOverrides?) {
             self.init(format: format, quality: quality, compression: compression, colorSpace: colorSpace, background: background,
-                      stripMetadata: stripMetadata, resize: resize)
+                      stripMetadata: stripMetadata, resize: resize, options: options)
             self.metadata = metadata.flatMap { $0.isEmpty ? nil : $0 }
         }
 
         /// The encoder's settings (profile and EXIF are added per file).
-        public var encodeSettings: EncodeSettings { EncodeSettings(format: format, jpegQuality: quality, tiffCompression: compression) }
+        public var encodeSettings: EncodeSettings {
+            var e = EncodeSettings(format: format, jpegQuality: quality, tiffCompression: compression)
+            e.options = options
+            return e
+        }
     }
 
     /// Where outputs go and how they are named. Which inputs a batch takes (`--include`, `--exclude`,
@@ -177,6 +186,8 @@ public struct ConvertSpec: Codable, Sendable, Equatable {
         s.resize = export.resize?.setting
         s.develop = develop.record
         s.metadata = export.metadata.flatMap { $0.isEmpty ? nil : $0 }
+        let others = format.codec.options.filter { $0 != JPEGCodec.quality && $0 != TIFFCodec.compression }
+        s.codecOptions = others.isEmpty ? nil : Dictionary(uniqueKeysWithValues: others.map { ($0.name, export.options.value(of: $0)) })
         return s
     }
 

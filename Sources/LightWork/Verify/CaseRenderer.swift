@@ -50,6 +50,7 @@ public struct CaseRenderer: Sendable {
         resolved.export?.apply(to: &encode, colorSpace: &colorSpace)
         if let f = c.format { encode.format = f }
         if let cs = c.colorspace { colorSpace = cs }
+        try encode.setOptions(resolved.export?.optionValues ?? [:], from: .recipe)
         if let compression = c.compression { encode.tiffCompression = compression }
         guard VerifyCase.losslessFormats.contains(encode.format) else {
             throw LightWorkError.usage("case \"\(c.name)\": the recipe asks for \(encode.format.rawValue), which is lossy; give the case a \"format\" (\(VerifyCase.losslessFormats.map(\.rawValue).joined(separator: ", ")))")
@@ -58,7 +59,8 @@ public struct CaseRenderer: Sendable {
         if let m = c.colorModel { decode.colorModel = m }
         if let d = c.demosaic { decode.demosaic = d }
         let export = ConvertSpec.Export(format: encode.format, quality: encode.jpegQuality, compression: encode.tiffCompression,
-                                        colorSpace: colorSpace, resize: try c.longEdge.map { try ResizeSpec(.longEdge($0)) })
+                                        colorSpace: colorSpace, resize: try c.longEdge.map { try ResizeSpec(.longEdge($0)) },
+                                        options: encode.options)
         // Verify's suites are colorimetric whatever tone exports default to.
         var develop = DevelopSettings()
         develop[Tone.self] = .linear
