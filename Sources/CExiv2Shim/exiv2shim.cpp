@@ -179,14 +179,28 @@ std::string bounded(const std::string &s, size_t limit) {
     return s.substr(0, n);
 }
 
+// Every entry point: under the lock, exiv2 prepared, `out` empty until `body` fills it, exceptions turned into -1
+// with their message.
+template <typename Body> int guarded(lw_exiv2_buffer *out, char *error, size_t error_size, Body body) {
+    std::lock_guard<std::mutex> guard(lock());
+    prepare();
+    out->bytes = nullptr;
+    out->count = 0;
+    try {
+        return body();
+    } catch (const std::exception &e) {
+        message(error, error_size, e.what());
+        return -1;
+    } catch (...) {
+        message(error, error_size, "exiv2 failed (an exception of unknown type)");
+        return -1;
+    }
+}
+
 }  // namespace
 
 extern "C" int lw_exiv2_read_image(const void *bytes, size_t count, lw_exiv2_buffer *fields, char *error, size_t error_size) {
-    std::lock_guard<std::mutex> guard(lock());
-    prepare();
-    fields->bytes = nullptr;
-    fields->count = 0;
-    try {
+    return guarded(fields, error, error_size, [&]() -> int {
         if (Exiv2::ImageFactory::getType((const Exiv2::byte *)bytes, (long)count) == Exiv2::ImageType::none) return 1;
         Exiv2::Image::AutoPtr image = Exiv2::ImageFactory::open((const Exiv2::byte *)bytes, (long)count);
         if (!image.get()) return 1;
@@ -196,18 +210,11 @@ extern "C" int lw_exiv2_read_image(const void *bytes, size_t count, lw_exiv2_buf
         readIptc(image->iptcData(), out);
         readXmp(image->xmpData(), out);
         return giveFields(out, fields, error, error_size);
-    } catch (const std::exception &e) {
-        message(error, error_size, e.what());
-        return -1;
-    }
+    });
 }
 
 extern "C" int lw_exiv2_read_xmp(const void *text, size_t count, lw_exiv2_buffer *fields, char *error, size_t error_size) {
-    std::lock_guard<std::mutex> guard(lock());
-    prepare();
-    fields->bytes = nullptr;
-    fields->count = 0;
-    try {
+    return guarded(fields, error, error_size, [&]() -> int {
         std::string packet((const char *)text, count);
         if (packet.find("<x:xmpmeta") == std::string::npos && packet.find("<rdf:RDF") == std::string::npos) {
             message(error, error_size, "no XMP in it (no x:xmpmeta or rdf:RDF element)");
@@ -221,18 +228,11 @@ extern "C" int lw_exiv2_read_xmp(const void *text, size_t count, lw_exiv2_buffer
         Fields out;
         readXmp(xmp, out);
         return giveFields(out, fields, error, error_size);
-    } catch (const std::exception &e) {
-        message(error, error_size, e.what());
-        return -1;
-    }
+    });
 }
 
 extern "C" int lw_exiv2_xmp_packet(const void *fields, size_t count, lw_exiv2_buffer *packet, char *error, size_t error_size) {
-    std::lock_guard<std::mutex> guard(lock());
-    prepare();
-    packet->bytes = nullptr;
-    packet->count = 0;
-    try {
+    return guarded(packet, error, error_size, [&]() -> int {
         Fields in = parseFields(fields, count);
         Exiv2::XmpData xmp;
         auto array = [&](const char *name, const char *key, Exiv2::TypeId type) {
@@ -249,7 +249,13 @@ extern "C" int lw_exiv2_xmp_packet(const void *fields, size_t count, lw_exiv2_bu
             }
         };
         auto plain = [&](const char *name, const char *key) {
-            for (const auto &f : in) if (f.first == name) { xmp[key] = f.second; return; }
+            // value_ set directly: XmpTextValue::read would take a text beginning "type=" as a type declaration.
+            for (const auto &f : in) if (f.first == name) {
+                Exiv2::XmpTextValue v;
+                v.value_ = f.second;
+                xmp.add(Exiv2::XmpKey(key), &v);
+                return;
+            }
         };
         array("creator", "Xmp.dc.creator", Exiv2::xmpSeq);
         alt("rights", "Xmp.dc.rights");
@@ -269,18 +275,11 @@ extern "C" int lw_exiv2_xmp_packet(const void *fields, size_t count, lw_exiv2_bu
             return -1;
         }
         return give(out, packet, error, error_size);
-    } catch (const std::exception &e) {
-        message(error, error_size, e.what());
-        return -1;
-    }
+    });
 }
 
 extern "C" int lw_exiv2_iptc(const void *fields, size_t count, lw_exiv2_buffer *iptc, char *error, size_t error_size) {
-    std::lock_guard<std::mutex> guard(lock());
-    prepare();
-    iptc->bytes = nullptr;
-    iptc->count = 0;
-    try {
+    return guarded(iptc, error, error_size, [&]() -> int {
         struct Map { const char *name; const char *key; size_t limit; };
         // IIM 4.2's maximum lengths in bytes.
         static const Map maps[] = {
@@ -305,18 +304,11 @@ extern "C" int lw_exiv2_iptc(const void *fields, size_t count, lw_exiv2_buffer *
         data["Iptc.Envelope.CharacterSet"] = std::string("\x1b%G");
         Exiv2::DataBuf encoded = Exiv2::IptcParser::encode(data);
         return give(std::string((const char *)encoded.pData_, (size_t)encoded.size_), iptc, error, error_size);
-    } catch (const std::exception &e) {
-        message(error, error_size, e.what());
-        return -1;
-    }
+    });
 }
 
 extern "C" int lw_exiv2_photoshop_irb(const void *iim, size_t count, lw_exiv2_buffer *irb, char *error, size_t error_size) {
-    std::lock_guard<std::mutex> guard(lock());
-    prepare();
-    irb->bytes = nullptr;
-    irb->count = 0;
-    try {
+    return guarded(irb, error, error_size, [&]() -> int {
         Exiv2::IptcData data;
         if (Exiv2::IptcParser::decode(data, (const Exiv2::byte *)iim, (uint32_t)count) != 0) {
             message(error, error_size, "the IPTC-IIM datasets do not parse");
@@ -324,10 +316,7 @@ extern "C" int lw_exiv2_photoshop_irb(const void *iim, size_t count, lw_exiv2_bu
         }
         Exiv2::DataBuf encoded = Exiv2::Photoshop::setIptcIrb(nullptr, 0, data);
         return give(std::string((const char *)encoded.pData_, (size_t)encoded.size_), irb, error, error_size);
-    } catch (const std::exception &e) {
-        message(error, error_size, e.what());
-        return -1;
-    }
+    });
 }
 
 extern "C" void lw_exiv2_free(lw_exiv2_buffer *buffer) {
