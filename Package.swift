@@ -28,11 +28,15 @@ let package = Package(
         systemLibrary("CLensfun", "lensfun", "liblensfun-dev"),
         // SQLite: the export ledger of each output folder (every record of every run into it; docs/batch.md).
         systemLibrary("CSQLite", "sqlite3", "libsqlite3-dev"),
+        // exiv2 0.27: XMP and IPTC read from inputs and sidecars, and the XMP packet and IPTC-IIM of outputs.
+        systemLibrary("CExiv2", "exiv2", "libexiv2-dev"),
         // The few calls Swift cannot make: variadic TIFF calls, setjmp error handling, LittleCMS TYPE_* macros, F16C.
         .target(name: "CShims", dependencies: ["CLCMS2", "CTIFF", "CJPEG", "CPNG", "CDeflate"]),
         // LibRaw's C++ stream interface: an in-memory input that records how far the loader read (truncation).
         .target(name: "CLibRawStream", dependencies: ["CLibRaw", "CJPEG"]),
-        .target(name: "LightWork", dependencies: ["CLibRaw", "CLibRawStream", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CShims", "CSodium", "CLensfun", "CSQLite"]),
+        // exiv2's C++ API behind a C one (lw_exiv2.h): descriptive fields in, XMP packets and IIM out.
+        .target(name: "CExiv2Shim", dependencies: ["CExiv2"]),
+        .target(name: "LightWork", dependencies: ["CLibRaw", "CLibRawStream", "CExiv2", "CExiv2Shim", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CShims", "CSodium", "CLensfun", "CSQLite"]),
         .executableTarget(name: "lightwork", dependencies: ["LightWork"]),
         .executableTarget(name: "LightWorkTools", dependencies: ["LightWork", "CShims", "CTIFF", "CSodium", "CLensfun"]),
         // The fuzz targets' bodies, for the fuzzer and the tests that replay its corpora; `lightwork` does not link them.

@@ -27,6 +27,8 @@ check glib-2.0 libglib2.0-dev
 check lensfun liblensfun-dev
 [ -d /usr/share/lensfun/version_1 ] || missing+=(liblensfun-data-v1)
 check sqlite3 libsqlite3-dev
+# exiv2 (XMP/IPTC metadata and sidecars).
+check exiv2 libexiv2-dev
 if [ "$want_bench" = 1 ]; then
   command -v dcraw_emu >/dev/null 2>&1 || missing+=(libraw-bin)
   command -v /usr/bin/time >/dev/null 2>&1 || missing+=(time)

@@ -49,6 +49,8 @@ int lw_jpeg_encode(const lw_jpeg_encode_params *p, const uint8_t *pixels, size_t
     *out_len = 0;
     if (p->components != 1 && p->components != 3) { set_message(err, err_len, "JPEG takes 1 or 3 components"); return -1; }
     if (p->exif && p->exif_len > 65533) { set_message(err, err_len, "EXIF block larger than one JPEG marker (65533 bytes)"); return -1; }
+    if (p->xmp && p->xmp_len > 65533) { set_message(err, err_len, "XMP packet larger than one JPEG marker (65533 bytes with its header)"); return -1; }
+    if (p->iptc && p->iptc_len > 65533) { set_message(err, err_len, "IPTC block larger than one JPEG marker (65533 bytes)"); return -1; }
 
     struct jpeg_compress_struct cinfo;
     struct lw_jpeg_error jerr;
@@ -80,7 +82,9 @@ int lw_jpeg_encode(const lw_jpeg_encode_params *p, const uint8_t *pixels, size_t
     if (p->exif) cinfo.write_JFIF_header = FALSE;
     jpeg_start_compress(&cinfo, TRUE);
     if (p->exif) jpeg_write_marker(&cinfo, JPEG_APP0 + 1, p->exif, (unsigned int)p->exif_len);
+    if (p->xmp) jpeg_write_marker(&cinfo, JPEG_APP0 + 1, p->xmp, (unsigned int)p->xmp_len);
     if (p->icc) jpeg_write_icc_profile(&cinfo, p->icc, (unsigned int)p->icc_len);
+    if (p->iptc) jpeg_write_marker(&cinfo, JPEG_APP0 + 13, p->iptc, (unsigned int)p->iptc_len);
     while (cinfo.next_scanline < cinfo.image_height) {
         JSAMPROW row = (JSAMPROW)(pixels + (size_t)cinfo.next_scanline * row_stride);
         jpeg_write_scanlines(&cinfo, &row, 1);

@@ -96,6 +96,23 @@ int lw_png_encode_fd(int fd, const lw_png_encode_params *p, const void *pixels, 
     png_set_compression_buffer_size(png, 256 * 1024);
     if (p->icc) png_set_iCCP(png, info, p->icc_name ? p->icc_name : "ICC profile", PNG_COMPRESSION_TYPE_BASE,
                              p->icc, (png_uint_32)p->icc_len);
+    // XMP before IDAT, uncompressed (XMP specification part 3: readers scan for the packet), from a NUL-ended copy.
+    if (p->xmp) {
+        char *xmp = malloc(p->xmp_len + 1);
+        if (!xmp) png_error(png, "out of memory");
+        memcpy(xmp, p->xmp, p->xmp_len);
+        xmp[p->xmp_len] = 0;
+        png_text text;
+        memset(&text, 0, sizeof text);
+        text.compression = PNG_ITXT_COMPRESSION_NONE;
+        text.key = "XML:com.adobe.xmp";
+        text.text = xmp;
+        text.itxt_length = p->xmp_len;
+        text.lang = "";
+        text.lang_key = "";
+        png_set_text(png, info, &text, 1);  // copies the text
+        free(xmp);
+    }
     png_write_info(png, info);
     // eXIf goes before IDAT, where readers look for it: libpng 1.6.39 would write a png_set_eXIf_1 block
     // after the image data, in png_write_end.

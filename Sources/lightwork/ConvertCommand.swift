@@ -18,7 +18,12 @@ enum ConvertCommand {
         OptionSpec(name: "lut", value: "FILE", help: "apply a .cube, HaldCLUT or 512x512 lookup image instead of a film"),
         OptionSpec(name: "lut-interpolation", value: "I", help: "tetrahedral (default) or trilinear (the original app's GPU lookup)"),
         OptionSpec(name: "sync-file", value: "FILE", help: "merge a synced entitlement file before resolving films"),
-        OptionSpec(name: "strip-metadata", value: nil, help: "write no EXIF (the ICC profile is always embedded)"),
+        OptionSpec(name: "strip-metadata", value: nil, help: "write no EXIF, XMP or IPTC (the ICC profile is always embedded)"),
+        OptionSpec(name: "artist", value: "NAME", help: "creator written into every output, replacing the one carried from inputs and sidecars"),
+        OptionSpec(name: "copyright", value: "TEXT", help: "copyright notice written into every output, replacing the carried one"),
+        OptionSpec(name: "keywords", value: "K1,K2", help: "keywords added to those carried from inputs and sidecars (comma-separated)"),
+        OptionSpec(name: "min-rating", value: "N", help: "only inputs whose XMP sidecar rates them N (0-5) stars or more"),
+        OptionSpec(name: "label", value: "L", help: "only inputs whose XMP sidecar gives them colour label L (e.g. Red; L1,L2 for either)"),
         // Export options a photographer expects (parsed by ExportArguments).
         OptionSpec(name: "long-edge", value: "N", help: "shrink so the longer side is N pixels (Lanczos-3 in linear light; never enlarges)"),
         OptionSpec(name: "short-edge", value: "N", help: "shrink so the shorter side is N pixels (never enlarges)"),
@@ -148,7 +153,9 @@ enum ConvertCommand {
         let plan = BatchPlanner.plan(paths: parsed.positionals, rules: rules, outputDirectory: output, owners: history.owners,
                                      intents: OutputIntents.all(first: manifestURL, in: output))
         if plan.jobs.isEmpty {
-            console.error(plan.excluded > 0 ? "none of the \(plan.excluded) image(s) found matches --include/--exclude"
+            console.error(!plan.filteredOut.isEmpty ? "none of the \(plan.filteredOut.count + plan.excluded) image(s) found is taken by "
+                                                      + "--include/--exclude/--min-rating/--label (\(plan.filteredOut.count) filtered out by rating or label)"
+                          : plan.excluded > 0 ? "none of the \(plan.excluded) image(s) found matches --include/--exclude"
                                             : "no images found in \(parsed.positionals.joined(separator: ", "))")
             return 1
         }
@@ -166,7 +173,8 @@ enum ConvertCommand {
         let manifest = runner.run(plan.jobs, onEvent: { event in
             switch event {
             case .started(let total):
-                console.event(["event": "started", "total": total, "excluded": plan.excluded, "output": output.path])
+                console.event(["event": "started", "total": total, "excluded": plan.excluded, "filteredOut": plan.filteredOut.count,
+                               "output": output.path])
                 console.verbose("converting \(total) file(s) into \(output.path)"
                                 + (plan.excluded > 0 ? " (\(plan.excluded) excluded by --include/--exclude)" : ""))
             case let .converting(_, _, item):
@@ -184,13 +192,15 @@ enum ConvertCommand {
             console.verbose(String(format: "%d worker process(es) started; peak memory %.0f MiB in the largest, %.0f MiB summed",
                                    runner.workersStarted, Double(runner.peakWorkerRSSKiB) / 1024, Double(runner.peakTotalWorkerRSSKiB) / 1024))
         }
+        for f in plan.filteredOut { console.verbose("\(f.path): filtered out: \(f.reason)") }
         let s = manifest.summary
         let elapsed = Date().timeIntervalSince(meter.start)
         console.event(["event": "finished", "total": s.total, "converted": s.converted, "skipped": s.skipped, "failed": s.failed,
-                       "notStarted": runner.neverStarted, "seconds": (elapsed * 1000).rounded() / 1000, "megapixels": (meter.megapixels * 10).rounded() / 10,
+                       "notStarted": runner.neverStarted, "filteredOut": plan.filteredOut.count, "seconds": (elapsed * 1000).rounded() / 1000, "megapixels": (meter.megapixels * 10).rounded() / 10,
                        "manifest": manifestURL.path])
         let stopped = runner.neverStarted > 0 ? ", \(runner.neverStarted) never started (run the same command again to do them)" : ""
-        console.result("\(s.converted) converted, \(s.skipped) skipped, \(s.failed) failed\(stopped) -> \(output.path)"
+        let filtered = plan.filteredOut.isEmpty ? "" : ", \(plan.filteredOut.count) filtered out by --min-rating/--label"
+        console.result("\(s.converted) converted, \(s.skipped) skipped, \(s.failed) failed\(filtered)\(stopped) -> \(output.path)"
                        + (s.skipped > 0 && console.mode != .verbose ? " (why: the manifest, or --verbose)" : ""))
         if !manifestFailed { console.result("manifest: \(manifestURL.path)") }
         if !runner.leftAlone.isEmpty {
@@ -273,7 +283,8 @@ enum ConvertCommand {
         let export = ConvertSpec.Export(format: encode.format, quality: encode.jpegQuality, compression: encode.tiffCompression,
                                         colorSpace: colorSpace, background: try p.value("background").map(parseColour) ?? SIMD3(1, 1, 1),
                                         stripMetadata: p.has("strip-metadata"), resize: try ExportArguments.resize(p),
-                                        options: encode.options)
+                                        options: encode.options,
+                                        metadata: try ExportArguments.metadata(p, recipe: recipe.metadata))
         let naming = try ExportArguments.naming(p)
         return ConvertSpec(look: look, decode: decode, develop: try DevelopArguments.settings(p, recipe: recipe.develop), export: export,
                            output: ConvertSpec.Output(directory: outputDirectory, name: naming.name ?? .standard, onExist: naming.onExist ?? onExist))

@@ -2,7 +2,8 @@ import Foundation
 import LightWork
 
 /// The export flags a photographer expects (`--long-edge`, `--short-edge`, `--scale`, `--name`, `--on-exist`,
-/// `--include`, `--exclude`, `--prefer`; declared in ConvertCommand.specs), parsed and checked before any file is touched.
+/// `--include`, `--exclude`, `--min-rating`, `--label`, `--prefer`, `--artist`, `--copyright`, `--keywords`; declared in
+/// ConvertCommand.specs), parsed and checked before any file is touched.
 enum ExportArguments {
     /// The resize request, if any; at most one of the three flags.
     static func resize(_ p: ParsedArguments) throws -> ResizeSpec? {
@@ -34,7 +35,42 @@ enum ExportArguments {
             guard let value = PairPreference(rawValue: v) else { throw ConvertCommand.choices("--prefer", v, PairPreference.allCases.map(\.rawValue)) }
             prefer = value
         }
-        return try PlanRules(spec: spec, filter: try InputFilter(include: p.all("include"), exclude: p.all("exclude")), prefer: prefer)
+        var rules = try PlanRules(spec: spec, filter: try InputFilter(include: p.all("include"), exclude: p.all("exclude")), prefer: prefer)
+        rules.selection = try selection(p)
+        return rules
+    }
+
+    /// `--min-rating` and `--label`: which inputs the batch takes by their XMP sidecar.
+    static func selection(_ p: ParsedArguments) throws -> InputSelection {
+        var minRating: Int?
+        if let v = p.value("min-rating") {
+            guard let n = Int(v) else { throw LightWorkError.usage("--min-rating takes 0…5 stars, not '\(v)'") }
+            minRating = n
+        }
+        let labels = p.all("label").flatMap { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        return try InputSelection(minRating: minRating, labels: labels)
+    }
+
+    /// `--artist`, `--copyright`, `--keywords` over the recipe's `metadata` section, field by field; nil when neither sets
+    /// anything. With `--strip-metadata` the flags are refused (they would be dropped) and the recipe's section ignored.
+    static func metadata(_ p: ParsedArguments, recipe: MetadataOverrides?) throws -> MetadataOverrides? {
+        func text(_ flag: String) throws -> String? {
+            guard let v = p.value(flag) else { return nil }
+            guard let s = DescriptiveMetadata.cleaned(v) else { throw LightWorkError.usage("--\(flag) is empty") }
+            return s
+        }
+        var flags = MetadataOverrides(artist: try text("artist"), copyright: try text("copyright"))
+        if let k = p.value("keywords") {
+            let list = MetadataOverrides.keywords(k)
+            guard !list.isEmpty else { throw LightWorkError.usage("--keywords names no keyword") }
+            flags.keywords = list
+        }
+        if p.has("strip-metadata") {
+            guard flags.isEmpty else { throw LightWorkError.usage("--strip-metadata writes no metadata: --artist, --copyright and --keywords would be dropped") }
+            return nil
+        }
+        let merged = (recipe ?? MetadataOverrides()).overlaid(by: flags)
+        return merged.isEmpty ? nil : merged
     }
 
     private static func pixels(_ flag: String, _ v: String) throws -> Int {

@@ -4,7 +4,8 @@ import LightWork
 /// `lightwork watch INBOX -o OUTDIR`: a hot folder that converts every complete file exactly once.
 enum WatchCommand {
     /// The convert flags a watch does not take: pairs, shards, --force and --verify belong to batches.
-    static let convertOnly: Set<String> = ["prefer", "shard", "shard-count", "force", "verify"]
+    // --min-rating/--label too: a hot folder's sidecar may land after its image, and the watch has no filtered-out count.
+    static let convertOnly: Set<String> = ["prefer", "shard", "shard-count", "force", "verify", "min-rating", "label"]
 
     static let watchSpecs: [OptionSpec] = [
         OptionSpec(name: "poll", value: "SECONDS", help: "look at the folder every SECONDS instead of inotify (NFS/SMB shares, where inotify sees nothing)"),

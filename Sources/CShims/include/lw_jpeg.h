@@ -16,6 +16,10 @@ typedef struct {
     size_t exif_len;
     const uint8_t *icc;   // ICC profile or NULL (written as APP2 chunks)
     size_t icc_len;
+    const uint8_t *xmp;   // APP1 payload ("http://ns.adobe.com/xap/1.0/\0" + XMP packet) or NULL
+    size_t xmp_len;
+    const uint8_t *iptc;  // APP13 payload ("Photoshop 3.0\0" + image resources) or NULL
+    size_t iptc_len;
 } lw_jpeg_encode_params;
 
 /// Encodes to a malloc'd buffer (*out, *out_len; free with lw_jpeg_free). 0 on success, -1 on error.

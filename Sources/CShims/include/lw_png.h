@@ -13,6 +13,7 @@ typedef struct {
     int filters;             // PNG_FILTER_* mask (PNG_FILTER_UP = 0x20)
     const uint8_t *icc; size_t icc_len; const char *icc_name;  // iCCP chunk, or icc == NULL
     const uint8_t *exif; size_t exif_len;                      // eXIf chunk (TIFF bytes), or NULL
+    const uint8_t *xmp; size_t xmp_len;                        // iTXt "XML:com.adobe.xmp" (the packet, no NUL), or NULL
 } lw_png_encode_params;
 
 /// Writes the PNG to `fd` (buffered). 0 on success; -1 on error, with *io_errno set when a write() failed.

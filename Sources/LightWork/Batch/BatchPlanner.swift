@@ -1,9 +1,11 @@
 import Foundation
 
-/// How a batch picks its inputs and names its outputs (`--include`, `--exclude`, `--prefer`, `--name`,
-/// `--on-exist`), plus what the names are made of.
+/// How a batch picks its inputs and names its outputs (`--include`, `--exclude`, `--min-rating`, `--label`, `--prefer`,
+/// `--name`, `--on-exist`), plus what the names are made of.
 public struct PlanRules: Sendable {
     public var filter: InputFilter
+    /// `--min-rating` / `--label`: inputs taken by their XMP sidecar (empty: all).
+    public var selection = try! InputSelection()
     public var prefer: PairPreference
     public var name: OutputNameTemplate
     public var onExist: CollisionPolicy
@@ -32,6 +34,14 @@ public struct BatchPlan: Sendable, Equatable {
     public var jobs: [PlannedJob]
     /// Files found but dropped by `--include`/`--exclude`.
     public var excluded: Int
+    /// Files `--include`/`--exclude` kept but `--min-rating`/`--label` did not take, with why (in input order).
+    public var filteredOut: [FilteredInput] = []
+
+    /// An input the selection did not take.
+    public struct FilteredInput: Sendable, Equatable {
+        public var path: String
+        public var reason: String
+    }
 }
 
 /// Turns command-line paths into a plan: walk → include/exclude globs → RAW+JPEG pairs → output names →
@@ -110,8 +120,15 @@ public enum BatchPlanner {
     public static func plan(items: [InputItem], rules: PlanRules, owners: [String: String] = [:], firstIndex: Int = 1, indexWidth: Int? = nil,
                             refuse: (InputItem) -> String? = { _ in nil }, exists: @escaping (String) -> Bool) -> BatchPlan {
         let kept = items.filter { rules.filter.accepts(relativePath: $0.relativePath) }
-        var jobs = kept.map { item in
-            PlannedJob(item: item, action: refuse(item).map { .fail(reason: $0, kind: .usage) } ?? .convert(output: ""))
+        var filteredOut: [BatchPlan.FilteredInput] = []
+        var jobs: [PlannedJob] = []
+        for item in kept {
+            if let reason = refuse(item) { jobs.append(PlannedJob(item: item, action: .fail(reason: reason, kind: .usage))); continue }
+            switch rules.selection.verdict(for: item.url) {
+            case .take: jobs.append(PlannedJob(item: item, action: .convert(output: "")))
+            case .filteredOut(let why): filteredOut.append(BatchPlan.FilteredInput(path: item.displayPath, reason: why))
+            case .fail(let error): jobs.append(PlannedJob(item: item, action: .fail(reason: error.description, kind: error.kind)))
+            }
         }
         let pairedJPEG = pairs(&jobs, prefer: rules.prefer)
 
@@ -147,7 +164,7 @@ public enum BatchPlanner {
             name = fileName
             jobs[i] = claims.resolve(jobs[i], folder: folder, name: name, ext: rules.outputExtension, policy: rules.onExist)
         }
-        return BatchPlan(jobs: jobs, excluded: items.count - kept.count)
+        return BatchPlan(jobs: jobs, excluded: items.count - kept.count, filteredOut: filteredOut)
     }
 
     /// Output path → input relative path, for every output a manifest records.

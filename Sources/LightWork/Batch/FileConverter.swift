@@ -91,6 +91,12 @@ public struct FileConverter: Sendable {
             entry.input.sourceProfile = decoded.sourceProfile
             entry.input.decisions = decoded.decisions
             entry.notes = decoded.notes
+            // The credit, caption, rating and place the output carries (none under --strip-metadata); a malformed
+            // sidecar fails the file here (CarriedMetadata).
+            let carried = spec.export.stripMetadata ? nil
+                : try CarriedMetadata.resolve(input: item.url, data: data, overrides: spec.export.metadata)
+            if let sidecar = carried?.sidecar { entry.input.decisions = (entry.input.decisions ?? [:]).merging(["sidecar": sidecar]) { $1 } }
+            entry.notes += carried?.notes ?? []
 
             // What changed the pixels after decoding (LosslessPath writes the decoder's samples when nothing did).
             var changes: [LosslessPath.Change] = renderer.filters.isEmpty ? [] : [.look]
@@ -150,6 +156,11 @@ public struct FileConverter: Sendable {
             metadata.pixelWidth = pixels.width
             metadata.pixelHeight = pixels.height
             metadata.colorSpaceIsSRGB = export.colorSpace == .srgb
+            if let carried {
+                metadata.descriptive = carried.descriptive
+                encode.xmpPacket = try Exiv2Metadata.xmpPacket(for: carried.descriptive)
+                encode.iptc = try Exiv2Metadata.iptc(for: carried.descriptive)
+            }
             encode.exif = export.stripMetadata ? nil : EXIFWriter.blob(for: metadata, jpeg: format == .jpeg)
             let url: URL
             do { url = try ContainedPath.outputFile(relative, inside: outputDirectory) } catch {

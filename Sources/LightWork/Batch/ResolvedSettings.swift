@@ -23,6 +23,9 @@ public struct ResolvedSettings: Codable, Sendable, Equatable {
     /// Develop modules that are on, by name, with their canonical setting (`DevelopSettings.record`); absent when
     /// none is, so a conversion without development keeps the digest earlier releases wrote.
     public var develop: [String: String]?
+    /// The credit written over the carried metadata (`MetadataOverrides`); absent when none is given, so conversions
+    /// without one keep the digest earlier releases wrote.
+    public var metadata: MetadataOverrides?
     /// The output codec's encoder options other than JPEG's quality and TIFF's compression (kept in their fields
     /// above for earlier releases' digests), every declared one with its value or default; absent for a codec with none.
     public var codecOptions: [String: String]?

@@ -20,7 +20,7 @@ public enum EXIFReader {
         return d
     }
 
-    /// Orientation, camera, exposure, date and GPS fields; `nil` when `bytes` is not a TIFF/EXIF block.
+    /// Orientation, camera, exposure, date, GPS, Artist (one creator) and Copyright fields; `nil` when `bytes` is not a TIFF/EXIF block.
     public static func read(_ bytes: Data) -> ImageMetadata? {
         guard let block = tiffBlock(bytes) else { return nil }
         guard let t = TIFFStructure([UInt8](block)) else { return nil }
@@ -32,6 +32,8 @@ public enum EXIFReader {
                 if let v = t.integer(e), (1...8).contains(v) { m.orientation = v }
             case 0x010F: m.make = t.ascii(e)
             case 0x0110: m.model = t.ascii(e)
+            case 0x013B: if let a = DescriptiveMetadata.cleaned(t.ascii(e)) { m.descriptive.creators = [a] }
+            case 0x8298: m.descriptive.rights = DescriptiveMetadata.cleaned(t.ascii(e))
             default: break
             }
         }

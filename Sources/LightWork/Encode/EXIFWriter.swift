@@ -4,7 +4,7 @@ import Foundation
 /// what `EncodeSettings.exif` carries into JPEG (APP1), PNG (eXIf) and TIFF outputs.
 ///
 /// Only the fields LightWork knows are written: IFD0 Make, Model, Orientation, X/YResolution (72 dpi, the EXIF
-/// default), ResolutionUnit, Software, DateTime; an Exif IFD with ExposureTime, FNumber, ISO, ExifVersion,
+/// default), ResolutionUnit, Software, DateTime, Artist and Copyright (the XMP packet holds the full credit); an Exif IFD with ExposureTime, FNumber, ISO, ExifVersion,
 /// DateTimeOriginal, FocalLength, FlashpixVersion, ColorSpace, PixelX/YDimension of the output (JPEG and PNG
 /// only: TIFF states its size in IFD0), LensModel; a GPS IFD when the latitude and longitude are known. An
 /// input's original EXIF is not carried whole: maker notes, thumbnails and the like may describe the pre-edit
@@ -30,6 +30,8 @@ public enum EXIFWriter {
         ifd0.append(Entry(tag: 0x0128, .short(2)))
         if let name = ascii(software) { ifd0.append(Entry(tag: 0x0131, name)) }
         if let date = exifDate(metadata.dateTimeOriginal) { ifd0.append(Entry(tag: 0x0132, .ascii(date))) }
+        if let artist = ascii(artist(metadata.descriptive)) { ifd0.append(Entry(tag: 0x013B, artist)) }
+        if let rights = ascii(metadata.descriptive.rights) { ifd0.append(Entry(tag: 0x8298, rights)) }
         if jpeg { ifd0.append(Entry(tag: 0x0213, .short(1))) }
         ifd0.append(Entry(tag: 0x8769, .directory(1)))
         let gps = gpsEntries(metadata)
@@ -48,6 +50,11 @@ public enum EXIFWriter {
         let exif = exifEntries(metadata, pixelSize: false)
         let (bytes, offsets) = layout(gps.isEmpty ? [exif] : [exif, gps], at: base)
         return (bytes, offsets[0], gps.isEmpty ? nil : offsets[1])
+    }
+
+    /// EXIF's one Artist string for the creators: joined by "; ", as the Metadata Working Group maps dc:creator.
+    static func artist(_ d: DescriptiveMetadata) -> String? {
+        d.creators.isEmpty ? nil : d.creators.joined(separator: "; ")
     }
 
     /// `value` as it may be written as EXIF DateTime/DateTimeOriginal ("YYYY:MM:DD HH:MM:SS"); nil otherwise.

@@ -18,6 +18,15 @@ public struct EncodeSettings: Sendable, Equatable {
     /// `EXIFWriter.blob(for:)`: written as is as JPEG APP1 and PNG eXIf; TIFF outputs carry the fields
     /// `EXIFReader` reads from it as TIFF tags and Exif/GPS IFDs (see `TIFFWriter`). nil writes no EXIF.
     public var exif: Data?
+    /// The XMP packet (UTF-8 XML with its `<?xpacket?>` wrapper, as exiv2 serialises it: `Exiv2Metadata.xmpPacket`):
+    /// the output's creator, rights, usage terms, caption, keywords, rating, label and location. A writer embeds these
+    /// bytes unchanged, in its format's own XMP place (JPEG APP1 "http://ns.adobe.com/xap/1.0/", PNG iTXt
+    /// "XML:com.adobe.xmp", TIFF tag 700; WebP's "XMP " chunk, HEIF/AVIF's and JPEG XL's XMP box/item), never edits or
+    /// re-serialises them and never adds a tiff:Orientation (EXIF states orientation, once, as 1). nil writes none.
+    public var xmpPacket: Data?
+    /// IPTC-IIM datasets (`Exiv2Metadata.iptc`), for formats that hold IIM: TIFF tag 33723 as is, JPEG APP13 as a
+    /// Photoshop resource block; other writers ignore it (their XMP carries the same fields). nil writes none.
+    public var iptc: Data?
     /// The output codec's other options (`CodecOptionValues`; set through `setOptions`): a writer reads its own
     /// with `options.value(of:)`, getting the default where none was given.
     public var options = CodecOptionValues()

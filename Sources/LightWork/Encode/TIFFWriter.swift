@@ -10,7 +10,7 @@ import Foundation
 /// Metadata: the fields of `settings.exif` (as `EXIFReader` reads them) are written as TIFF and EXIF tags:
 /// Make, Model, DateTime in IFD0 through libtiff, and the Exif and GPS IFDs built by `EXIFWriter` (the same
 /// entries as the JPEG/PNG block), written just after the header with IFD0's ExifIFD/GPSIFD tags pointing at
-/// them. libtiff's own EXIF directory API is not used because it stores EXIF rationals as 32-bit floats:
+/// them; the XMP packet (tag 700) and IPTC-IIM (33723) of `settings` as they are. libtiff's own EXIF directory API is not used because it stores EXIF rationals as 32-bit floats:
 /// 1/250 s would be written as 8589935/2147483648. BigTIFF outputs (over ~3.9 GB) carry the IFD0 fields only.
 public struct TIFFWriter: ImageWriter {
     /// Target strip size. 256 KiB, 512 KiB and 1 MiB strips gave the same Deflate size and times within
@@ -69,6 +69,12 @@ public struct TIFFWriter: ImageWriter {
         }
         if let icc = settings.iccProfile, !icc.isEmpty {
             ok = ok && icc.withUnsafeBytes { lw_tiff_set_bytes(tif, UInt32(TIFFTAG_ICCPROFILE), UInt32($0.count), $0.baseAddress) } != 0
+        }
+        if let xmp = settings.xmpPacket, !xmp.isEmpty {
+            ok = ok && xmp.withUnsafeBytes { lw_tiff_set_bytes(tif, UInt32(TIFFTAG_XMLPACKET), UInt32($0.count), $0.baseAddress) } != 0
+        }
+        if let iptc = settings.iptc, !iptc.isEmpty {
+            ok = ok && iptc.withUnsafeBytes { lw_tiff_set_bytes(tif, UInt32(TIFFTAG_RICHTIFFIPTC), UInt32($0.count), $0.baseAddress) } != 0
         }
         if ok, let metadata = settings.exif.flatMap(EXIFReader.read) {
             ok = try writeMetadata(metadata, tif: tif, sink: sink, output: output, classic: mode == "w")
@@ -146,6 +152,8 @@ public struct TIFFWriter: ImageWriter {
         if let make = EXIFWriter.text(m.make) { ok = ok && lw_tiff_set_string(tif, UInt32(TIFFTAG_MAKE), make) != 0 }
         if let model = EXIFWriter.text(m.model) { ok = ok && lw_tiff_set_string(tif, UInt32(TIFFTAG_MODEL), model) != 0 }
         if let date = EXIFWriter.exifDate(m.dateTimeOriginal) { ok = ok && lw_tiff_set_string(tif, UInt32(TIFFTAG_DATETIME), date) != 0 }
+        if let artist = EXIFWriter.text(EXIFWriter.artist(m.descriptive)) { ok = ok && lw_tiff_set_string(tif, UInt32(TIFFTAG_ARTIST), artist) != 0 }
+        if let rights = EXIFWriter.text(m.descriptive.rights) { ok = ok && lw_tiff_set_string(tif, UInt32(TIFFTAG_COPYRIGHT), rights) != 0 }
         guard ok, classic else { return ok }
         guard let end = sink.endOffset(), end >= 8 else { throw failure(sink, output, "the TIFF header is not written yet") }
         let sub = EXIFWriter.subDirectories(for: m, at: end)

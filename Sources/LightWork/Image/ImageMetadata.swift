@@ -22,6 +22,9 @@ public struct ImageMetadata: Sendable, Codable, Equatable {
     public var pixelWidth: Int?
     public var pixelHeight: Int?
     public var colorSpaceIsSRGB: Bool?
+    /// Credit, caption, keywords, rating, label and place: EXIF holds creators (Artist) and rights (Copyright); the
+    /// converter sets the whole from `CarriedMetadata` (XMP, IPTC and sidecars included).
+    public var descriptive = DescriptiveMetadata()
 
     public init() {}
 }

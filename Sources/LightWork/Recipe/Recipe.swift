@@ -58,6 +58,9 @@ public enum RecipeOverride: Sendable, Hashable {
 /// `develop` (`{"whiteBalance": "5200:+8", "exposure": 0.5, "tone": "standard"}`) sets the develop modules
 /// (`DevelopStage`), each value a module's text (numbers are read as their text); `developVersions` does for them
 /// what `filterVersions` does for filters. A recipe without a `develop` section leaves every module at its default.
+/// `metadata` (`{"artist": "Ann Example", "copyright": "© 2026 Ann Example", "keywords": ["harbour", "night"]}`;
+/// keywords may also be one comma-separated string) is the credit every output carries (`MetadataOverrides`); the
+/// command line's `--artist`, `--copyright` and `--keywords` replace its fields one by one.
 public struct Recipe: Sendable, Hashable {
     public static let currentVersion = 1
 
@@ -77,6 +80,8 @@ public struct Recipe: Sendable, Hashable {
     public var export: ExportSettings?
     /// The develop modules' settings (`develop` section), parsed and migrated.
     public var develop = DevelopSettings()
+    /// The `metadata` section: credit written into every output; nil without one.
+    public var metadata: MetadataOverrides?
     /// The recipe's file, for messages.
     public var source: String
 
@@ -111,7 +116,7 @@ public struct Recipe: Sendable, Hashable {
     public static func parse(_ data: Data, file: String, baseDirectory: URL? = nil, ranges: FilterRanges) throws -> Recipe {
         let root = try JSONNode.parse(data, file: file)
         let top = try root.object(allowing: ["version", "name", "description", "filterVersions", "filters", "film", "strength", "lut", "export",
-                                                  "develop", "developVersions"])
+                                                  "develop", "developVersions", "metadata"])
         let versionNode = try top.required("version", in: root)
         let version = try versionNode.int()
         guard version == currentVersion else {
@@ -163,7 +168,33 @@ public struct Recipe: Sendable, Hashable {
         }
         if let n = top["export"], !n.isNull { recipe.export = try ExportSettings.parse(n) }
         if let n = top["develop"], !n.isNull { recipe.develop = try parseDevelop(n, versions: top["developVersions"]) }
+        if let n = top["metadata"], !n.isNull { recipe.metadata = try parseMetadata(n) }
         return recipe
+    }
+
+    /// The `metadata` section: artist and copyright (non-empty text), keywords (an array of text or one comma-separated
+    /// string).
+    private static func parseMetadata(_ node: JSONNode) throws -> MetadataOverrides? {
+        let o = try node.object(allowing: ["artist", "copyright", "keywords"])
+        func text(_ key: String) throws -> String? {
+            guard let n = o[key], !n.isNull else { return nil }
+            guard let s = DescriptiveMetadata.cleaned(try n.string()) else { throw n.fail("\(key) is empty") }
+            return s
+        }
+        var m = MetadataOverrides(artist: try text("artist"), copyright: try text("copyright"))
+        if let n = o["keywords"], !n.isNull {
+            var list: [String] = []
+            if n.value is String {
+                list = MetadataOverrides.keywords(try n.string())
+            } else {
+                for k in try n.array() {
+                    guard let s = DescriptiveMetadata.cleaned(try k.string()) else { throw k.fail("a keyword is empty") }
+                    if !list.contains(s) { list.append(s) }
+                }
+            }
+            m.keywords = list.isEmpty ? nil : list
+        }
+        return m.isEmpty ? nil : m
     }
 
     /// The `develop` section: module name → text (or number), each migrated from its `developVersions` entry and
@@ -367,7 +398,7 @@ public struct Recipe: Sendable, Hashable {
             }
         }
         return ResolvedRecipe(version: Recipe.currentVersion, name: name, settings: settings, film: resolvedFilm,
-                              lut: lutURL?.path, strength: strength, export: export, develop: develop)
+                              lut: lutURL?.path, strength: strength, export: export, develop: develop, metadata: metadata)
     }
 
     /// The recipe as JSON in its file format (stable key order), e.g. to save what `--set` produced, for the
@@ -403,6 +434,10 @@ public struct Recipe: Sendable, Hashable {
         if let export {
             let data = try JSONEncoder().encode(export)
             root["export"] = try JSONSerialization.jsonObject(with: data)
+        }
+        if let metadata {
+            let data = try JSONEncoder().encode(metadata)
+            root["metadata"] = try JSONSerialization.jsonObject(with: data)
         }
         return try JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
     }

@@ -40,9 +40,11 @@ public struct ResolvedRecipe: Sendable, Hashable, Codable {
     public let export: ExportSettings?
     /// The recipe's `develop` section, parsed by each module (defaults where it sets nothing).
     public let develop: DevelopSettings
+    /// The recipe's `metadata` section (credit for every output), nil without one.
+    public var metadata: MetadataOverrides?
 
     public init(version: Int, name: String, settings: [ResolvedSetting], film: ResolvedFilm?, lut: String?,
-                strength: Double, export: ExportSettings?, develop: DevelopSettings = DevelopSettings()) {
+                strength: Double, export: ExportSettings?, develop: DevelopSettings = DevelopSettings(), metadata: MetadataOverrides? = nil) {
         self.version = version
         self.name = name
         self.settings = settings
@@ -51,6 +53,7 @@ public struct ResolvedRecipe: Sendable, Hashable, Codable {
         self.strength = strength
         self.export = export
         self.develop = develop
+        self.metadata = metadata
     }
 
     public subscript(name: String) -> ResolvedSetting? { settings.first { $0.name == name } }

@@ -109,10 +109,13 @@ public struct ConvertSpec: Codable, Sendable, Equatable {
         public var colorSpace: OutputColorSpace
         /// sRGB-encoded colour (0…1) that alpha is flattened onto where the format has no alpha (JPEG).
         public var background: SIMD3<Double>
-        /// Write no EXIF (the ICC profile is always embedded).
+        /// Write no EXIF, XMP or IPTC (the ICC profile is always embedded).
         public var stripMetadata: Bool
         /// Resampling after decode, before the look; nil keeps the size.
         public var resize: ResizeSpec?
+        /// Credit written into every output over what is carried from inputs and sidecars (`--artist`, `--copyright`,
+        /// `--keywords`, a recipe's `metadata`); nil for none (and always nil with `stripMetadata`).
+        public var metadata: MetadataOverrides?
         /// The format's other encoder options (WebP's `lossless`, AVIF's `speed`…), as `EncodeSettings.setOptions`
         /// checked them; JPEG's quality and TIFF's compression are the typed fields above.
         public var options: CodecOptionValues
@@ -129,6 +132,16 @@ public struct ConvertSpec: Codable, Sendable, Equatable {
             self.background = background
             self.stripMetadata = stripMetadata
             self.resize = resize
+        }
+
+        /// Also with the credit `metadata` (nil or empty for none).
+        public init(format: OutputFormat = .tiff16, quality: Int = EncodeSettings().jpegQuality,
+                    compression: TIFFCompression = EncodeSettings().tiffCompression, colorSpace: OutputColorSpace = .srgb,
+                    background: SIMD3<Double> = SIMD3(1, 1, 1), stripMetadata: Bool = false, resize: ResizeSpec? = nil,
+                    options: CodecOptionValues = CodecOptionValues(), metadata: MetadataOverrides?) {
+            self.init(format: format, quality: quality, compression: compression, colorSpace: colorSpace, background: background,
+                      stripMetadata: stripMetadata, resize: resize, options: options)
+            self.metadata = metadata.flatMap { $0.isEmpty ? nil : $0 }
         }
 
         /// The encoder's settings (profile and EXIF are added per file).
@@ -172,6 +185,7 @@ public struct ConvertSpec: Codable, Sendable, Equatable {
         s.lutInterpolation = look.lookup == nil ? nil : look.interpolation.rawValue
         s.resize = export.resize?.setting
         s.develop = develop.record
+        s.metadata = export.metadata.flatMap { $0.isEmpty ? nil : $0 }
         let others = format.codec.options.filter { $0 != JPEGCodec.quality && $0 != TIFFCodec.compression }
         s.codecOptions = others.isEmpty ? nil : Dictionary(uniqueKeysWithValues: others.map { ($0.name, export.options.value(of: $0)) })
         return s

@@ -1,3 +1,4 @@
+import CExiv2Shim
 import CJPEG
 import CLCMS2
 import CPNG
@@ -17,6 +18,7 @@ public enum LightWorkVersion {
             "libtiff": tiffLine.replacingOccurrences(of: "LIBTIFF, Version ", with: ""),
             "libjpeg-turbo": "\(LIBJPEG_TURBO_VERSION_NUMBER / 1_000_000).\(LIBJPEG_TURBO_VERSION_NUMBER / 1000 % 1000).\(LIBJPEG_TURBO_VERSION_NUMBER % 1000) (libjpeg API \(JPEG_LIB_VERSION))",
             "libpng": String(cString: png_get_libpng_ver(nil)),
+            "exiv2": String(cString: lw_exiv2_version()),
             "f16c": lw_cpu_f16c() != 0 ? "yes" : "no",
         ]
     }
