@@ -28,18 +28,21 @@ let package = Package(
         systemLibrary("CLensfun", "lensfun", "liblensfun-dev"),
         // SQLite: the export ledger of each output folder (every record of every run into it; docs/batch.md).
         systemLibrary("CSQLite", "sqlite3", "libsqlite3-dev"),
+        // libavif 0.11 (aom encodes, dav1d decodes) and libjxl 0.7 with its thread runner: AVIF and JPEG XL in and out.
+        systemLibrary("CAVIF", "libavif", "libavif-dev"),
+        systemLibrary("CJXL", "libjxl", "libjxl-dev"),
         // The few calls Swift cannot make: variadic TIFF calls, setjmp error handling, LittleCMS TYPE_* macros, F16C.
         .target(name: "CShims", dependencies: ["CLCMS2", "CTIFF", "CJPEG", "CPNG", "CDeflate"]),
         // LibRaw's C++ stream interface: an in-memory input that records how far the loader read (truncation).
         .target(name: "CLibRawStream", dependencies: ["CLibRaw", "CJPEG"]),
-        .target(name: "LightWork", dependencies: ["CLibRaw", "CLibRawStream", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CShims", "CSodium", "CLensfun", "CSQLite"]),
+        .target(name: "LightWork", dependencies: ["CLibRaw", "CLibRawStream", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CShims", "CSodium", "CLensfun", "CSQLite", "CAVIF", "CJXL"]),
         .executableTarget(name: "lightwork", dependencies: ["LightWork"]),
         .executableTarget(name: "LightWorkTools", dependencies: ["LightWork", "CShims", "CTIFF", "CSodium", "CLensfun"]),
         // The fuzz targets' bodies, for the fuzzer and the tests that replay its corpora; `lightwork` does not link them.
         .target(name: "LightWorkFuzzBodies", dependencies: ["LightWork"]),
         // libFuzzer targets for LightWork's parsers: a stub in ordinary builds, the fuzzer under `make fuzz`.
         .executableTarget(name: "LightWorkFuzz", dependencies: ["LightWorkFuzzBodies"]),
-        .testTarget(name: "LightWorkTests", dependencies: ["LightWork", "LightWorkFuzzBodies", "CShims", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CLibRaw", "CSodium", "CSQLite"]),
+        .testTarget(name: "LightWorkTests", dependencies: ["LightWork", "LightWorkFuzzBodies", "CShims", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CLibRaw", "CSodium", "CSQLite", "CAVIF", "CJXL"]),
     ]
 )
 
