@@ -114,13 +114,8 @@ public enum AVIFDecoder {
         }
         let orientation = transformOrientation(im)
         metadata.orientation = Int(orientation.rawValue)
-        let yuv: String
-        switch im.yuvFormat {
-        case AVIF_PIXEL_FORMAT_YUV444: yuv = "4:4:4"
-        case AVIF_PIXEL_FORMAT_YUV422: yuv = "4:2:2"
-        case AVIF_PIXEL_FORMAT_YUV420: yuv = "4:2:0"
-        default: yuv = "4:0:0"
-        }
+        // avifPixelFormat's values in order: none, 4:4:4, 4:2:2, 4:2:0, 4:0:0.
+        let yuv = ["none", "4:4:4", "4:2:2", "4:2:0", "4:0:0"][min(4, Int(im.yuvFormat.rawValue))]
         var result = DecodedImage(image: stored.uprighted(orientation), kind: .rgb, metadata: metadata, notes: notes,
                                   sourceProfile: sourceProfile, details: [
                                       "format": "AVIF",
