@@ -34,6 +34,9 @@ public final class BatchRunner: @unchecked Sendable {
     public private(set) var leftAlone: [String] = []
     /// Lines worth telling the user (resume decisions, temporaries removed, interruption).
     public var onNotice: (String) -> Void = { _ in }
+    /// Whether `run` returns the run's entries (read back from the ledger when they were not kept in memory); the
+    /// CLI, which needs only the summary, turns it off so a 100,000-file run never holds them all.
+    public var returnsEntries = true
     /// The output folder's manifests as the plan read them (`ResumeIndex.load` of `ResumeIndex.candidates`); nil:
     /// the run reads them itself.
     public var previousRuns: [(url: URL, manifest: Result<Manifest, Error>)]?
@@ -51,8 +54,9 @@ public final class BatchRunner: @unchecked Sendable {
 
     /// Records this run into the output folder's `ledger`; `history` is what earlier runs recorded there (resume offers
     /// its entries), and the manifest covers `scope`. Throws when the ledger refuses the run.
+    /// A run recording into a ledger keeps only its uncommitted entries in memory (`ManifestStore.retainsEntries`).
     public func record(into ledger: ExportLedger, history: FolderHistory, scope: ManifestScope) throws(LightWorkError) {
-        try store.record(into: ledger, command: "convert", history: history, scope: scope)
+        try store.record(into: ledger, command: "convert", history: history, scope: scope, retainEntries: false)
         self.history = history
     }
 
@@ -120,8 +124,10 @@ public final class BatchRunner: @unchecked Sendable {
                 intents.record(output: output, input: s.job.item.relativePath)
             }
         }
-        var queue: [WorkerJob] = []
-        for s in selected {
+        // The jobs to send, as positions in `selected`: a WorkerJob (with its previous entry) is made when the
+        // scheduler takes it, so a 100,000-file queue holds integers, not jobs.
+        var queue: [Int] = []
+        for (position, s) in selected.enumerated() {
             if let output = s.job.outputPath {
                 let previous = resume.previous(for: s.job.item)
                 // Resume in a stat: an input and output unchanged since the previous run recorded them are not read
@@ -131,14 +137,17 @@ public final class BatchRunner: @unchecked Sendable {
                     record(s.index, s.job.item, trusted)
                     continue
                 }
-                queue.append(WorkerJob(index: s.index, item: s.job.item, output: output, notes: s.job.notes, previous: previous))
+                queue.append(position)
             } else if let planned = s.job.entry {
                 if s.job.leftAlone != nil { leftAlone.append(s.job.item.displayPath) }
                 record(s.index, s.job.item, planned)   // skipped or failed by the plan (pair partner, collision, existing file)
             }
         }
 
-        let source = PlannedQueue(queue, gracePeriod: configuration.gracePeriod, notice: onNotice, start: { job in
+        let source = PlannedQueue(queue, url: { selected[$0].job.item.url }, make: { position in
+            let s = selected[position]
+            return WorkerJob(index: s.index, item: s.job.item, output: s.job.outputPath!, notes: s.job.notes, previous: resume.previous(for: s.job.item))
+        }, gracePeriod: configuration.gracePeriod, notice: onNotice, start: { job in
             onEvent(.converting(index: job.index, total: total, item: job.item))
             intents.record(output: job.output, input: job.relativePath)
         }, record: { job, entry in record(job.index, job.item, entry) }, idle: {
@@ -160,22 +169,31 @@ public final class BatchRunner: @unchecked Sendable {
         } catch {
             onManifestError(error)
         }
-        return store.manifest
+        guard returnsEntries else { return store.manifest }
+        do { return try store.runManifest() } catch {
+            onManifestError(error)
+            return store.manifest
+        }
     }
 }
 
 /// A planned batch as the scheduler sees it: the jobs in input order, each announced as it starts.
 private final class PlannedQueue: JobSource {
-    private var pending: ArraySlice<WorkerJob>
+    /// The jobs not yet taken, as positions `make` turns into jobs.
+    private var pending: ArraySlice<Int>
+    private let url: (Int) -> URL
+    private let make: (Int) -> WorkerJob
     private let gracePeriod: Double
     private let notice: (String) -> Void
     private let start: (WorkerJob) -> Void
     private let record: (WorkerJob, Manifest.Entry) -> Void
     private let idle: () -> Void
 
-    init(_ jobs: [WorkerJob], gracePeriod: Double, notice: @escaping (String) -> Void, start: @escaping (WorkerJob) -> Void,
-         record: @escaping (WorkerJob, Manifest.Entry) -> Void, idle: @escaping () -> Void) {
+    init(_ jobs: [Int], url: @escaping (Int) -> URL, make: @escaping (Int) -> WorkerJob, gracePeriod: Double, notice: @escaping (String) -> Void,
+         start: @escaping (WorkerJob) -> Void, record: @escaping (WorkerJob, Manifest.Entry) -> Void, idle: @escaping () -> Void) {
         pending = jobs[...]
+        self.url = url
+        self.make = make
         self.gracePeriod = gracePeriod
         self.notice = notice
         self.start = start
@@ -185,10 +203,10 @@ private final class PlannedQueue: JobSource {
 
     func endTurn(now: Double) { idle() }
 
-    func nextInput() -> URL? { pending.first?.item.url }
+    func nextInput() -> URL? { pending.first.map(url) }
 
     func takeJob() -> WorkerJob? {
-        let job = pending.removeFirst()
+        let job = make(pending.removeFirst())
         start(job)
         return job
     }
