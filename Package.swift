@@ -30,20 +30,23 @@ let package = Package(
         systemLibrary("CSQLite", "sqlite3", "libsqlite3-dev"),
         // exiv2 0.27: XMP and IPTC read from inputs and sidecars, and the XMP packet and IPTC-IIM of outputs.
         systemLibrary("CExiv2", "exiv2", "libexiv2-dev"),
+        // libavif 0.11 (aom encodes, dav1d decodes) and libjxl 0.7 with its thread runner: AVIF and JPEG XL in and out.
+        systemLibrary("CAVIF", "libavif", "libavif-dev"),
+        systemLibrary("CJXL", "libjxl", "libjxl-dev"),
         // The few calls Swift cannot make: variadic TIFF calls, setjmp error handling, LittleCMS TYPE_* macros, F16C.
         .target(name: "CShims", dependencies: ["CLCMS2", "CTIFF", "CJPEG", "CPNG", "CDeflate"]),
         // LibRaw's C++ stream interface: an in-memory input that records how far the loader read (truncation).
         .target(name: "CLibRawStream", dependencies: ["CLibRaw", "CJPEG"]),
         // exiv2's C++ API behind a C one (lw_exiv2.h): descriptive fields in, XMP packets and IIM out.
         .target(name: "CExiv2Shim", dependencies: ["CExiv2"]),
-        .target(name: "LightWork", dependencies: ["CLibRaw", "CLibRawStream", "CExiv2", "CExiv2Shim", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CShims", "CSodium", "CLensfun", "CSQLite"]),
+        .target(name: "LightWork", dependencies: ["CLibRaw", "CLibRawStream", "CExiv2", "CExiv2Shim", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CShims", "CSodium", "CLensfun", "CSQLite", "CAVIF", "CJXL"]),
         .executableTarget(name: "lightwork", dependencies: ["LightWork"]),
         .executableTarget(name: "LightWorkTools", dependencies: ["LightWork", "CShims", "CTIFF", "CSodium", "CLensfun"]),
         // The fuzz targets' bodies, for the fuzzer and the tests that replay its corpora; `lightwork` does not link them.
         .target(name: "LightWorkFuzzBodies", dependencies: ["LightWork"]),
         // libFuzzer targets for LightWork's parsers: a stub in ordinary builds, the fuzzer under `make fuzz`.
         .executableTarget(name: "LightWorkFuzz", dependencies: ["LightWorkFuzzBodies"]),
-        .testTarget(name: "LightWorkTests", dependencies: ["LightWork", "LightWorkFuzzBodies", "CShims", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CLibRaw", "CSodium", "CSQLite"]),
+        .testTarget(name: "LightWorkTests", dependencies: ["LightWork", "LightWorkFuzzBodies", "CShims", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CLibRaw", "CSodium", "CSQLite", "CAVIF", "CJXL"]),
     ]
 )
 

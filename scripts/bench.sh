@@ -43,6 +43,21 @@ printf "  ratio (dcraw_emu time / lightwork time): TIFF %.2fx, deflate %.2fx, JP
 echo "  targets: not slower than dcraw_emu for one image; peak RSS under 600 MiB"
 fi
 
+if [ "$SECTION" = all ]; then
+echo
+echo "Web formats: one ${MP} MP DNG -> AVIF (libavif + aom, default quality and speed) and JPEG XL (libjxl, default distance and effort), all cores"
+# size FORMAT OUTDIR: the written file's size in MB.
+size() { printf "  %-44s %7.2f MB\n" "$1 file size" "$(awk "BEGIN{print $(stat -c %s "$2"/bench.*)/1e6}")"; }
+run "lightwork 8-bit AVIF (quality 60, speed 6)" "$BIN" convert "$DIR/in/bench.dng" -o "$DIR/avif" --format avif --quiet
+size "AVIF" "$DIR/avif"
+run "lightwork 10-bit AVIF (quality 60, speed 6)" "$BIN" convert "$DIR/in/bench.dng" -o "$DIR/avif10" --format avif10 --quiet
+size "AVIF 10-bit" "$DIR/avif10"
+run "lightwork 8-bit JPEG XL (distance 1, effort 7)" "$BIN" convert "$DIR/in/bench.dng" -o "$DIR/jxl" --format jxl --quiet
+size "JPEG XL" "$DIR/jxl"
+run "lightwork 16-bit JPEG XL lossless (effort 7)" "$BIN" convert "$DIR/in/bench.dng" -o "$DIR/jxl16" --format jxl16 --lossless --quiet
+size "JPEG XL 16-bit lossless" "$DIR/jxl16"
+fi
+
 if [ "$SECTION" != scale ]; then
 echo
 echo "One ${MP} MP JPEG (made from the DNG above) -> output, through LittleCMS into device RGB"

@@ -29,6 +29,10 @@ check lensfun liblensfun-dev
 check sqlite3 libsqlite3-dev
 # exiv2 (XMP/IPTC metadata and sidecars).
 check exiv2 libexiv2-dev
+# AVIF (libavif 0.11: aom encodes, dav1d decodes) and JPEG XL (libjxl 0.7 and its thread runner).
+check libavif libavif-dev
+check libjxl libjxl-dev
+check libjxl_threads libjxl-dev
 if [ "$want_bench" = 1 ]; then
   command -v dcraw_emu >/dev/null 2>&1 || missing+=(libraw-bin)
   command -v /usr/bin/time >/dev/null 2>&1 || missing+=(time)
@@ -46,6 +50,9 @@ if [ "$want_test" = 1 ]; then
   command -v convert >/dev/null 2>&1 || missing+=(imagemagick)
   # CompletionTests checks the zsh completion script with zsh -n.
   command -v zsh >/dev/null 2>&1 || missing+=(zsh)
+  # AVIFJXLTests make inputs with the libraries' own encoders and decode outputs with their own decoders.
+  for tool in avifenc avifdec; do command -v "$tool" >/dev/null 2>&1 || { missing+=(libavif-bin); break; }; done
+  for tool in cjxl djxl jxlinfo; do command -v "$tool" >/dev/null 2>&1 || { missing+=(libjxl-tools); break; }; done
 fi
 
 # make install / make deb (and the package test, which runs them): man pages from --help, Debian's packaging

@@ -6,7 +6,7 @@ import LightWork
 /// manifest is also merged and resumed from; a recipe is also resolved), because that is where a hostile
 /// value would bite. See docs/fuzzing.md.
 package enum FuzzTarget: String, CaseIterable, Sendable {
-    case cube, lutImage = "lut-image", lutFile = "lut-file", catalog, recipe, manifest, entitlements, exif, icc, jpeg, png, tiff
+    case cube, lutImage = "lut-image", lutFile = "lut-file", catalog, recipe, manifest, entitlements, exif, icc, jpeg, png, tiff, avif, jxl
     case workerReply = "worker-reply"
     case fileCompleteness = "file-completeness"
 
@@ -22,7 +22,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .entitlements: FuzzBodies.entitlements(data)
         case .exif: FuzzBodies.exif(data)
         case .icc: FuzzBodies.icc(data)
-        case .jpeg, .png, .tiff: FuzzBodies.rgb(data)
+        case .jpeg, .png, .tiff, .avif, .jxl: FuzzBodies.rgb(data)
         case .workerReply: FuzzBodies.workerReply(data)
         case .fileCompleteness: FuzzBodies.fileCompleteness(data)
         }
