@@ -28,18 +28,22 @@ let package = Package(
         systemLibrary("CLensfun", "lensfun", "liblensfun-dev"),
         // SQLite: the export ledger of each output folder (every record of every run into it; docs/batch.md).
         systemLibrary("CSQLite", "sqlite3", "libsqlite3-dev"),
+        // libwebp with its mux/demux (ICCP, EXIF, XMP chunks): WebP input and output (libwebpmux.pc requires libwebp; the modulemap links all three).
+        systemLibrary("CWebP", "libwebpmux", "libwebp-dev"),
+        // libheif 1.15 (libde265 decoding, x265 encoding): HEIF/HEIC input and output.
+        systemLibrary("CHeif", "libheif", "libheif-dev"),
         // The few calls Swift cannot make: variadic TIFF calls, setjmp error handling, LittleCMS TYPE_* macros, F16C.
         .target(name: "CShims", dependencies: ["CLCMS2", "CTIFF", "CJPEG", "CPNG", "CDeflate"]),
         // LibRaw's C++ stream interface: an in-memory input that records how far the loader read (truncation).
         .target(name: "CLibRawStream", dependencies: ["CLibRaw", "CJPEG"]),
-        .target(name: "LightWork", dependencies: ["CLibRaw", "CLibRawStream", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CShims", "CSodium", "CLensfun", "CSQLite"]),
+        .target(name: "LightWork", dependencies: ["CLibRaw", "CLibRawStream", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CShims", "CSodium", "CLensfun", "CSQLite", "CWebP", "CHeif"]),
         .executableTarget(name: "lightwork", dependencies: ["LightWork"]),
         .executableTarget(name: "LightWorkTools", dependencies: ["LightWork", "CShims", "CTIFF", "CSodium", "CLensfun"]),
         // The fuzz targets' bodies, for the fuzzer and the tests that replay its corpora; `lightwork` does not link them.
         .target(name: "LightWorkFuzzBodies", dependencies: ["LightWork"]),
         // libFuzzer targets for LightWork's parsers: a stub in ordinary builds, the fuzzer under `make fuzz`.
         .executableTarget(name: "LightWorkFuzz", dependencies: ["LightWorkFuzzBodies"]),
-        .testTarget(name: "LightWorkTests", dependencies: ["LightWork", "LightWorkFuzzBodies", "CShims", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CLibRaw", "CSodium", "CSQLite"]),
+        .testTarget(name: "LightWorkTests", dependencies: ["LightWork", "LightWorkFuzzBodies", "CShims", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CLibRaw", "CSodium", "CSQLite", "CHeif"]),
     ]
 )
 

@@ -2,7 +2,8 @@
 # Installs what LightWork needs on Debian when it is missing: the C libraries' -dev packages (found
 # through pkg-config); with --bench, the peers used for comparison; with --test, what the integration tests
 # drive: headless Chromium (the verify HTML report), Slurm and munge (scripts/slurm-test-cluster.sh),
-# dcraw_emu (the LibRaw cross-check, RawGeometryTests) and exiftool (the independent EXIF reader; DNG variants).
+# dcraw_emu (the LibRaw cross-check, RawGeometryTests), exiftool (the independent EXIF reader; DNG variants), and
+# libwebp's and libheif's own tools (cwebp/dwebp/webpmux, heif-enc/heif-convert: WebP and HEIF test files).
 # Safe to run again: it only installs what
 # pkg-config or PATH cannot find.
 set -euo pipefail
@@ -27,6 +28,10 @@ check glib-2.0 libglib2.0-dev
 check lensfun liblensfun-dev
 [ -d /usr/share/lensfun/version_1 ] || missing+=(liblensfun-data-v1)
 check sqlite3 libsqlite3-dev
+# WebP (libwebp with its mux/demux for the ICCP/EXIF/XMP chunks) and HEIF (libheif with its libde265 and x265 plugins).
+check libwebpmux libwebp-dev
+check libwebpdemux libwebp-dev
+check libheif libheif-dev
 if [ "$want_bench" = 1 ]; then
   command -v dcraw_emu >/dev/null 2>&1 || missing+=(libraw-bin)
   command -v /usr/bin/time >/dev/null 2>&1 || missing+=(time)
@@ -40,6 +45,9 @@ if [ "$want_test" = 1 ]; then
   # The LibRaw cross-check and RawGeometryTests compare with dcraw_emu and make DNG variants with exiftool.
   command -v dcraw_emu >/dev/null 2>&1 || missing+=(libraw-bin)
   command -v exiftool >/dev/null 2>&1 || missing+=(libimage-exiftool-perl)
+  # WebPCodecTests and HEIFCodecTests make inputs and decode outputs with the formats' own tools.
+  for tool in cwebp dwebp webpmux; do command -v "$tool" >/dev/null 2>&1 || { missing+=(webp); break; }; done
+  for tool in heif-enc heif-convert; do command -v "$tool" >/dev/null 2>&1 || { missing+=(libheif-examples); break; }; done
   # CompletionTests checks the zsh completion script with zsh -n.
   command -v zsh >/dev/null 2>&1 || missing+=(zsh)
 fi

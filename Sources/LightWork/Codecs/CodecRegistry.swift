@@ -9,6 +9,8 @@ public enum CodecRegistry {
         TIFFCodec(),
         JPEGCodec(),
         PNGCodec(),
+        WebPCodec(),
+        HEIFCodec(),
         RawCodec(),
     ]
 
