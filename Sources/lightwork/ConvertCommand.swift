@@ -160,6 +160,7 @@ enum ConvertCommand {
             return 2
         }
         runner.onNotice = { console.info($0) }
+        runner.returnsEntries = false
         var meter = ProgressMeter(total: plan.jobs.count)
         var manifestFailed = false
         let manifest = runner.run(plan.jobs, onEvent: { event in
@@ -225,8 +226,10 @@ enum ConvertCommand {
             console.verbose(String(format: "  decode %.2fs  ", t["decode"] ?? 0) + (t["resize"].map { String(format: "resize %.2fs  ", $0) } ?? "")
                             + String(format: "render %.2fs  encode %.2fs", t["render"] ?? 0, t["encode"] ?? 0)
                             + (entry.notes.isEmpty ? "" : "  (" + entry.notes.joined(separator: "; ") + ")"))
-            for key in DecodedImage.decisionKeys {
-                if let value = entry.input.decisions?[key] { console.verbose("  \(key): \(value)") }
+            // The decoder's decisions in their order, then the develop modules' (tone, lens…) by name.
+            let decisions = entry.input.decisions ?? [:]
+            for key in DecodedImage.decisionKeys + decisions.keys.filter({ !DecodedImage.decisionKeys.contains($0) }).sorted() {
+                if let value = decisions[key] { console.verbose("  \(key): \(value)") }
             }
         }
         console.progress(meter.line(current: item.relativePath))

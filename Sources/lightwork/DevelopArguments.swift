@@ -11,6 +11,7 @@ enum DevelopArguments {
     /// The recipe's develop settings with every flag given applied over them.
     static func settings(_ p: ParsedArguments, recipe: DevelopSettings) throws -> DevelopSettings {
         var out = recipe
+        out.applyExportDefaults()
         for m in DevelopStage.modules {
             guard let v = p.value(m.descriptor.flag) else { continue }
             try out.set(m.descriptor.name, text: v)

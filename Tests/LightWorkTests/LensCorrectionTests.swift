@@ -107,7 +107,7 @@ final class LensCorrectionTests: XCTestCase {
 
     /// Converts one file to a 16-bit PNG (unless `args` says otherwise); its output and manifest entry.
     static func convert(_ input: URL, _ out: URL, _ args: [String]) throws -> (output: URL, entry: Manifest.Entry, manifest: Manifest) {
-        let r = try CLIRunner.run(["convert", input.path, "-o", out.path, "--format", "png16", "--jobs", "1", "-q"] + args)
+        let r = try CLIRunner.run(["convert", input.path, "-o", out.path, "--format", "png16", "--tone", "linear", "--jobs", "1", "-q"] + args)
         XCTAssertEqual(r.status, 0, r.stderr)
         let manifest = try Manifest.decode(Data(contentsOf: out.appendingPathComponent("manifest.json")))
         let entry = try XCTUnwrap(manifest.entries.first)

@@ -121,4 +121,60 @@ final class ManifestStoreTests: XCTestCase {
         XCTAssertEqual(back.state, .notRunning)
         XCTAssertThrowsError(try JSONDecoder().decode(WatchStatus.self, from: Data(json.replacingOccurrences(of: "reloading", with: "paused").utf8)))
     }
+
+    /// The streamed manifest is the canonical encoder's document byte for byte (Foundation's JSONEncoder of the whole
+    /// manifest is the independent reference), with no entries, one, and entries holding empty and nested values.
+    func testStreamedManifestIsTheCanonicalJSON() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        for count in [0, 1, 3] {
+            var m = Manifest(tool: Manifest.ToolInfo(version: "t", libraries: ["lib": "1/2"]), settings: settings, host: "h", startedAt: Date(timeIntervalSince1970: 0))
+            for i in 0..<count {
+                var e = entry(i + 1, i == 1 ? .failed : .converted)
+                e.notes = i == 2 ? ["a \"quoted\" note", "path/with/slashes"] : []
+                e.input.decisions = i == 0 ? [:] : ["demosaic": "ahd", "whiteBalance": "camera"]
+                e.timings = ["total": 0.25 * Double(i)]
+                m.insertInInputOrder(e)
+            }
+            let url = dir.appendingPathComponent("m\(count).json")
+            try ManifestStore.write(m, to: url)
+            XCTAssertEqual(try Data(contentsOf: url), try m.encoded(), "\(count) entries")
+            XCTAssertEqual(try ManifestStore.load(url), m)
+        }
+    }
+
+    /// A store that lets committed entries go renders the same manifest as one that keeps them: its part read back
+    /// from the ledger, in input order, after the earlier runs' current entries it does not replace.
+    func testLedgerRenderedManifestEqualsTheRetainedOne() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let first = try ExportLedger(url: dir.appendingPathComponent("l1.sqlite"))
+        var old = Manifest(tool: Manifest.ToolInfo(version: LightWorkVersion.current, libraries: [:]), settings: settings, host: "h", startedAt: Date())
+        for i in [1, 2] {
+            var e = entry(i)
+            e.output = Manifest.Output(path: "\(i).tif", sha256: "x", size: 1, format: "tiff16", bitDepth: 16, channels: 3, colorSpace: "srgb", width: 1, height: 1)
+            old.insertInInputOrder(e)
+        }
+        try first.importRun(old, command: "convert")
+        let history = try FolderHistory.load(ledger: first.url)
+        var rendered: [Data] = []
+        for retain in [true, false] {
+            let ledger = try ExportLedger(url: dir.appendingPathComponent("run-\(retain).sqlite"))
+            let url = dir.appendingPathComponent("manifest-\(retain).json")
+            let store = ManifestStore(url: url, settings: settings, startedAt: Date(timeIntervalSince1970: 0))
+            try store.record(into: ledger, command: "convert", history: history, scope: .folder, retainEntries: retain)
+            for i in [3, 2, 4] {     // 2 replaces the earlier run's entry of the same output
+                var e = entry(i, i == 4 ? .failed : .converted)
+                if i != 4 { e.output = Manifest.Output(path: "\(i).tif", sha256: "y", size: 2, format: "tiff16", bitDepth: 16, channels: 3, colorSpace: "srgb", width: 1, height: 1) }
+                store.insert(e)
+            }
+            store.finish(interrupted: false)
+            try store.save(force: true)
+            XCTAssertEqual(store.summary, Manifest.Summary(total: 3, converted: 2, skipped: 0, failed: 1), "retain \(retain): this run's own")
+            XCTAssertEqual(try store.runManifest().entries.map(\.input.index), [2, 3, 4])
+            let written = try XCTUnwrap(try ManifestStore.load(url))
+            XCTAssertEqual(written.entries.map(\.input.relativePath), ["1.dng", "2.dng", "3.dng", "4.dng"])
+            XCTAssertEqual(written.summary, Manifest.Summary(total: 4, converted: 3, skipped: 0, failed: 1))
+            rendered.append(try Data(contentsOf: url))
+        }
+        XCTAssertEqual(rendered[0], rendered[1], "the ledger-rendered manifest is the retained one's")
+    }
 }

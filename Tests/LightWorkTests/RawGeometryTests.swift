@@ -273,8 +273,9 @@ final class RawGeometryTests: XCTestCase {
         let manifest = try Manifest.decode(Data(contentsOf: out.appendingPathComponent("manifest.json")))
         let entries = Dictionary(uniqueKeysWithValues: manifest.entries.map { ($0.input.relativePath, $0) })
         let wide = try XCTUnwrap(entries["wide.dng"]?.input.decisions)
-        // Every decision but `highlights`, which is recorded only when reconstruction is asked for.
-        let always = DecodedImage.decisionKeys.filter { $0 != "highlights" }
+        // Every decision but `highlights`, which is recorded only when reconstruction is asked for; and the base tone
+        // exports get by default.
+        let always = DecodedImage.decisionKeys.filter { $0 != "highlights" } + ["tone"]
         XCTAssertEqual(Set(wide.keys), Set(always))
         XCTAssertTrue(wide["whiteBalance"]?.hasPrefix("as-shot, multipliers ") ?? false, wide["whiteBalance"] ?? "-")
         XCTAssertEqual(wide["demosaic"], "ahd (LightWork)")

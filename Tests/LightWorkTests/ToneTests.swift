@@ -142,6 +142,31 @@ final class ToneTests: XCTestCase {
         XCTAssertTrue(context.notes[0].hasPrefix("tone: skipped"), context.notes[0])
     }
 
+    /// `convert` exports with the measured default, `standard`, when nothing chooses: recorded in the settings and in
+    /// the RAW file's decisions; a JPEG/PNG input skips it without a note (nobody asked for it there); `--tone linear`
+    /// and a recipe's setting still win.
+    func testExportsDefaultToStandardAndSayIt() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let samples = SampleSceneTests.samples
+        let inputs = [samples.appendingPathComponent("scene.dng").path, samples.appendingPathComponent("scene-srgb.png").path]
+        let out = dir.appendingPathComponent("default")
+        let r = try CLIRunner.run(["convert"] + inputs + ["-o", out.path, "--format", "png", "-q"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let m = try Manifest.decode(Data(contentsOf: out.appendingPathComponent("manifest.json")))
+        XCTAssertEqual(m.settings.develop?["tone"], Tone.exportDefault?.text)
+        XCTAssertEqual(Tone.exportDefault, .standard)
+        let raw = try XCTUnwrap(m.entries.first { $0.input.relativePath == "scene.dng" })
+        XCTAssertEqual(raw.input.decisions?["tone"], "standard")
+        let png = try XCTUnwrap(m.entries.first { $0.input.relativePath == "scene-srgb.png" })
+        XCTAssertFalse(png.notes.contains { $0.hasPrefix("tone:") }, "\(png.notes)")
+        let linear = dir.appendingPathComponent("linear")
+        XCTAssertEqual(try CLIRunner.run(["convert"] + inputs + ["-o", linear.path, "--format", "png", "--tone", "linear", "-q"]).status, 0)
+        let l = try Manifest.decode(Data(contentsOf: linear.appendingPathComponent("manifest.json")))
+        XCTAssertNil(l.settings.develop?["tone"])
+        XCTAssertNotEqual(l.entries.first { $0.input.relativePath == "scene.dng" }?.output?.sha256, raw.output?.sha256, "the default changes the RAW render")
+        XCTAssertEqual(l.entries.first { $0.input.relativePath == "scene-srgb.png" }?.output?.sha256, png.output?.sha256, "and not the PNG's")
+    }
+
     /// Verify's cases set `tone` to `linear` themselves, so its suites stay colorimetric whatever
     /// `Tone.defaultSetting` exports use; and the exposure/tone order is the stage's.
     func testVerifyRendersLinearWhateverTheExportDefault() throws {

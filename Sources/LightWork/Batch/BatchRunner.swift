@@ -34,6 +34,9 @@ public final class BatchRunner: @unchecked Sendable {
     public private(set) var leftAlone: [String] = []
     /// Lines worth telling the user (resume decisions, temporaries removed, interruption).
     public var onNotice: (String) -> Void = { _ in }
+    /// Whether `run` returns the run's entries (read back from the ledger when they were not kept in memory); the
+    /// CLI, which needs only the summary, turns it off so a 100,000-file run never holds them all.
+    public var returnsEntries = true
     /// The output folder's manifests as the plan read them (`ResumeIndex.load` of `ResumeIndex.candidates`); nil:
     /// the run reads them itself.
     public var previousRuns: [(url: URL, manifest: Result<Manifest, Error>)]?
@@ -51,8 +54,9 @@ public final class BatchRunner: @unchecked Sendable {
 
     /// Records this run into the output folder's `ledger`; `history` is what earlier runs recorded there (resume offers
     /// its entries), and the manifest covers `scope`. Throws when the ledger refuses the run.
+    /// A run recording into a ledger keeps only its uncommitted entries in memory (`ManifestStore.retainsEntries`).
     public func record(into ledger: ExportLedger, history: FolderHistory, scope: ManifestScope) throws(LightWorkError) {
-        try store.record(into: ledger, command: "convert", history: history, scope: scope)
+        try store.record(into: ledger, command: "convert", history: history, scope: scope, retainEntries: false)
         self.history = history
     }
 
@@ -160,7 +164,11 @@ public final class BatchRunner: @unchecked Sendable {
         } catch {
             onManifestError(error)
         }
-        return store.manifest
+        guard returnsEntries else { return store.manifest }
+        do { return try store.runManifest() } catch {
+            onManifestError(error)
+            return store.manifest
+        }
     }
 }
 

@@ -220,6 +220,23 @@ public final class ExportLedger {
         return out
     }
 
+    /// Run `id`'s entries in input order (those without an input index last, as recorded), one at a time: what a
+    /// batch renders its part of `manifest.json` from without holding the run in memory.
+    public func forEachEntry(run id: Int64, _ body: (Manifest.Entry) throws -> Void) throws {
+        guard hasSchema else { return }
+        let decoder = JSONDecoder()
+        var failure: Error?
+        try query("SELECT entry FROM entries WHERE run=\(id) ORDER BY input_index IS NULL, input_index, id") { (row: Row) throws(LightWorkError) in
+            guard failure == nil else { return }
+            let entry: Manifest.Entry
+            do { entry = try decoder.decode(Manifest.Entry.self, from: row.data(0)) } catch {
+                throw .ledger("\(url.path): an entry is not readable (\(error))")
+            }
+            do { try body(entry) } catch let e as LightWorkError { throw e } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
     /// Every entry: by run, in input order within a run (entries without an input index last, as recorded).
     public func records() throws(LightWorkError) -> [Record] {
         var rows: [(run: Int64, digest: String, json: Data)] = []

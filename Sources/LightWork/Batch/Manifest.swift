@@ -55,6 +55,16 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var converted = 0
         public var skipped = 0
         public var failed = 0
+
+        /// Counts one more entry of `status`.
+        public mutating func count(_ status: Status) {
+            total += 1
+            switch status {
+            case .converted: converted += 1
+            case .skipped: skipped += 1
+            case .failed: failed += 1
+            }
+        }
     }
 
     public enum Status: String, Codable, Sendable {
@@ -164,12 +174,7 @@ public struct Manifest: Codable, Sendable, Equatable {
         }
         entries.insert(entry, at: low)
         // Counted, not recomputed: recounting every entry per insert made a 100,000-file run quadratic.
-        summary.total += 1
-        switch entry.status {
-        case .converted: summary.converted += 1
-        case .skipped: summary.skipped += 1
-        case .failed: summary.failed += 1
-        }
+        summary.count(entry.status)
     }
 
     /// Recomputes the summary from the entries.

@@ -33,6 +33,14 @@ public final class ManifestStore {
     /// The folder's current entries from earlier runs, and what this store's manifest covers.
     private var earlier: [FolderHistory.Current] = []
     public private(set) var scope = ManifestScope.run
+    /// Whether this run's entries stay in `manifest.entries`. A batch recording into a ledger lets them go once
+    /// committed and renders its part of the manifest from the ledger, so its memory does not grow with the batch
+    /// (a watch keeps them: it looks entries up and changes them after the fact).
+    public private(set) var retainsEntries = true
+    /// Without retained entries: the keys and the inputs with an output of this run's entries (what replaces an
+    /// earlier run's, `FolderHistory.superseded`); only gathered when there are earlier entries to replace.
+    private var ownKeys = Set<String>()
+    private var ownInputsWithOutput = Set<String>()
     /// Entries waiting for a checkpoint before they are committed (above it, or after `commitInterval`, they are).
     static let checkpointEntries = 256
     static let commitInterval = 1.0
@@ -48,7 +56,9 @@ public final class ManifestStore {
 
     /// Records this run into `ledger` from now on (as a run of `command`), rendering the manifest for `scope` over
     /// `history`'s entries of earlier runs. Throws when the ledger refuses the run.
-    public func record(into ledger: ExportLedger, command: String, history: FolderHistory, scope: ManifestScope) throws(LightWorkError) {
+    /// `retainEntries: false` lets committed entries go (`retainsEntries`).
+    public func record(into ledger: ExportLedger, command: String, history: FolderHistory, scope: ManifestScope,
+                       retainEntries: Bool = true) throws(LightWorkError) {
         manifest.scope = scope
         ledgerRun = try ledger.beginRun(manifest, command: command)
         self.ledger = ledger
@@ -57,12 +67,23 @@ public final class ManifestStore {
         let own = ledger.url.lastPathComponent
         earlier = scope != .folder ? [] : manifest.shard == nil ? history.current : history.current.filter { $0.run.ledger == own }
         pending = manifest.entries.map { .insert($0, settingsDigest: digests[$0.input.index ?? -1] ?? manifest.settingsDigest) }
+        if !retainEntries {
+            retainsEntries = false
+            manifest.entries.forEach(noteOwn)
+            manifest.entries = []
+        }
+    }
+
+    private func noteOwn(_ entry: Manifest.Entry) {
+        guard !earlier.isEmpty else { return }
+        ownKeys.insert(FolderHistory.key(entry))
+        if entry.output != nil { ownInputsWithOutput.insert(entry.input.path) }
     }
 
     public var settingsDigest: String { manifest.settingsDigest }
     public var summary: Manifest.Summary { manifest.summary }
 
-    /// The last entry recorded for input index `index`.
+    /// The last entry recorded for input index `index` (nil for every entry when entries are not retained).
     public func entry(index: Int) -> Manifest.Entry? { manifest.entries.last { $0.input.index == index } }
 
     // MARK: - Recording
@@ -71,7 +92,12 @@ public final class ManifestStore {
     /// made with when that may differ from the current one (see `rendered`).
     public func insert(_ entry: Manifest.Entry, settingsDigest: String? = nil) {
         remember(entry, settingsDigest)
-        manifest.insertInInputOrder(entry)
+        if retainsEntries {
+            manifest.insertInInputOrder(entry)
+        } else {
+            manifest.summary.count(entry.status)
+            noteOwn(entry)
+        }
         if ledger != nil { pending.append(.insert(entry, settingsDigest: settingsDigest ?? manifest.settingsDigest)) }
         hasUnsavedChanges = true
     }
@@ -160,9 +186,41 @@ public final class ManifestStore {
             lastSave = JobScheduler.clock()
             lastSaveCost = lastSave - start
         }
-        try ManifestStore.write(rendered, to: url)
+        if retainsEntries { try ManifestStore.write(rendered, to: url) } else { try writeFromLedger() }
         hasUnsavedChanges = false
         return true
+    }
+
+    /// The manifest without retained entries: the earlier runs' current entries this run does not replace, then
+    /// this run's, streamed from the ledger (just committed) in input order.
+    private func writeFromLedger() throws(LightWorkError) {
+        guard let ledger else { return }
+        let current = manifest.settingsDigest
+        let others = earlier.filter { c in
+            !ownKeys.contains(c.key) && !(c.entry.output == nil && ownInputsWithOutput.contains(c.entry.input.path))
+        }
+        var header = manifest
+        for c in others { header.summary.count(c.entry.status) }
+        try ManifestStore.write(to: url) { output in
+            try ManifestJSON.write(header: header, to: output) { emit in
+                for c in others {
+                    var e = c.entry
+                    if e.status != .failed, c.settingsDigest != current { e.notes.append(ManifestStore.otherSettingsNote(c.settingsDigest)) }
+                    try emit(e)
+                }
+                try ledger.forEachEntry(run: ledgerRun, emit)
+            }
+        }
+    }
+
+    /// This run's manifest with its entries: read back from the ledger when they are not retained.
+    public func runManifest() throws(LightWorkError) -> Manifest {
+        guard !retainsEntries, let ledger else { return manifest }
+        var m = manifest
+        do { try ledger.forEachEntry(run: ledgerRun) { m.entries.append($0) } } catch let e as LightWorkError { throw e } catch {
+            throw .ledger("\(ledger.url.path): \(error)")
+        }
+        return m
     }
 
     /// Commits the pending entries (and a changed header) to the ledger in one transaction: a checkpoint.
@@ -186,11 +244,18 @@ public final class ManifestStore {
 
     // MARK: - Files
 
-    /// Writes `manifest` to `url` atomically (creating its folder).
+    /// Writes `manifest` to `url` atomically (creating its folder), its entries streamed (`ManifestJSON`).
     public static func write(_ manifest: Manifest, to url: URL) throws(LightWorkError) {
+        try write(to: url) { output in
+            try ManifestJSON.write(header: manifest, to: output) { emit in try manifest.entries.forEach(emit) }
+        }
+    }
+
+    /// Writes the manifest `body` streams to `url` atomically (creating its folder).
+    static func write(to url: URL, _ body: (AtomicFile.Output) throws -> Void) throws(LightWorkError) {
         do {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try AtomicFile.write(data: try manifest.encoded(), to: url)
+            _ = try AtomicFile.write(to: url, body)
         } catch let e as LightWorkError {
             throw e
         } catch {

@@ -62,8 +62,12 @@ public protocol DevelopSetting: Sendable, Equatable {
 public protocol DevelopModule {
     associatedtype Setting: DevelopSetting
     static var descriptor: DevelopDescriptor { get }
-    /// The setting when neither a recipe nor the command line gives one.
+    /// The setting when neither a recipe nor the command line gives one: the neutral render the library, `verify`
+    /// and the API keep.
     static var defaultSetting: Setting { get }
+    /// What `convert` and `watch` export with when neither a recipe nor the command line gives a setting, where a
+    /// photographer's default differs from the neutral one (the base tone); nil for none.
+    static var exportDefault: Setting? { get }
     /// Transforms `image` (linear light; RAW: linear ProPhoto, RGB: linear sRGB primaries) and returns the result,
     /// which may be `image` itself or a new image of another size. Records what it decided in `context`.
     /// Never called when `setting.isOff`. Throws a `LightWorkError` when the file cannot be done right.
@@ -73,6 +77,7 @@ public protocol DevelopModule {
 }
 
 public extension DevelopModule {
+    static var exportDefault: Setting? { nil }
     static func migrate(from version: Int, text: String) throws -> String { text }
     /// Decode-placement modules act inside the decoder; on the RGB path they override this.
     static func apply(_ setting: Setting, to image: PlanarImage, context: inout DevelopContext) throws -> PlanarImage { image }

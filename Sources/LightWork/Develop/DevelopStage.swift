@@ -45,7 +45,7 @@ public enum DevelopStage {
             if context.kind == .rgb, d.placement == .decode { runsHere = placement == .scene }
             guard runsHere else { continue }
             if context.kind == .rgb, let note = d.rgbSkipNote {
-                context.notes.append("\(d.name): \(note)")
+                if !settings.isExportDefault(d.name) { context.notes.append("\(d.name): \(note)") }
                 continue
             }
             active.append(module)

@@ -59,13 +59,15 @@ public enum Tone: DevelopModule {
         }
     }
 
-    /// The setting exports use when neither a recipe nor the command line gives one. `verify` does not read it: its
-    /// cases always render `linear` (`CaseRenderer`). Changing this one line changes the default of every export.
+    /// The neutral setting: colorimetric, what the library and `verify` render (its cases also set it explicitly).
     public static let defaultSetting = Setting.linear
+    /// What `convert` and `watch` export with when no recipe or flag chooses: `standard`, chosen by measurement beside
+    /// darktable-cli's and rawtherapee-cli's defaults on the shared photographs (docs/develop.md, "A base tone").
+    public static let exportDefault: Setting? = .standard
 
     public static let descriptor = DevelopDescriptor(
         name: "tone", flag: "tone", placeholder: "linear|standard|filmic",
-        help: "base tone curve: linear (colorimetric), standard (camera-like S-curve), filmic (-8…+4 EV log curve) (default \(defaultSetting.text))",
+        help: "base tone curve: linear (colorimetric), standard (camera-like S-curve), filmic (-8…+4 EV log curve) (default \(exportDefault!.text); verify renders \(defaultSetting.text))",
         placement: .scene,
         rgbSkipNote: "skipped on an encoded image: it is already display-referred (tone curves apply to RAW files)")
 
