@@ -103,3 +103,23 @@ enum CodecTools {
         return p
     }
 }
+
+/// A test case with a fresh temporary folder and the decodes the codec tests compare.
+class CodecFileTestCase: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws { dir = try TestPaths.temporaryDirectory(self) }
+
+    func url(_ name: String) -> URL { dir.appendingPathComponent(name) }
+
+    /// `u` decoded by the codec the registry picks, which must be a `C`.
+    func decode<C: ImageCodec>(_ u: URL, as codec: C.Type) throws -> DecodedImage {
+        let data = try Data(contentsOf: u)
+        let chosen = CodecRegistry.decoder(for: data)
+        XCTAssertTrue(chosen is C, "\(u.lastPathComponent) is read as \(chosen.name)")
+        return try chosen.decode(data: data, url: u, options: DecodeOptions(), engine: .detected)
+    }
+
+    /// The PNG at `u` through LightWork's PNG path (the truth the new formats' decodes are held to).
+    func pngDecode(_ u: URL) throws -> DecodedImage { try PNGDecoder.decode(data: Data(contentsOf: u), options: DecodeOptions()) }
+}

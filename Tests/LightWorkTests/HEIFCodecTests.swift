@@ -6,25 +6,13 @@ import XCTest
 /// HEIF/HEIC in and out (issue 23, items 1 and 2). Inputs are made by libheif's own heif-enc (and, for an irot
 /// transform, by libheif's encoding API) from PNG truth; outputs are decoded by heif-convert and compared with the
 /// TIFF render of the same input; the profile, nclx and EXIF read back by exiftool.
-final class HEIFCodecTests: XCTestCase {
-    var dir: URL!
-
-    override func setUpWithError() throws { dir = try TestPaths.temporaryDirectory(self) }
-
-    func url(_ name: String) -> URL { dir.appendingPathComponent(name) }
-
+final class HEIFCodecTests: CodecFileTestCase {
     func heifEnc(_ png: URL, _ name: String, _ args: [String]) throws -> URL {
         try CodecTools.run("heif-enc", args + [png.path, "-o", url(name).path])
         return url(name)
     }
 
-    func decode(_ u: URL) throws -> DecodedImage {
-        let data = try Data(contentsOf: u)
-        XCTAssertTrue(CodecRegistry.decoder(for: data) is HEIFCodec, u.lastPathComponent)
-        return try CodecRegistry.decoder(for: data).decode(data: data, url: u, options: DecodeOptions(), engine: .detected)
-    }
-
-    func pngDecode(_ u: URL) throws -> DecodedImage { try PNGDecoder.decode(data: Data(contentsOf: u), options: DecodeOptions()) }
+    func decode(_ u: URL) throws -> DecodedImage { try decode(u, as: HEIFCodec.self) }
 
     /// heif-convert's PNG of `heic`, read back.
     func heifConvert(_ heic: URL, _ name: String) throws -> ImageFile {

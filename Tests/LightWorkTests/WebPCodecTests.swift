@@ -5,26 +5,14 @@ import XCTest
 /// WebP in and out (issue 23, items 1 and 2). Inputs are made by libwebp's own cwebp and webpmux from PNG truth;
 /// outputs are decoded by dwebp and compared with the TIFF render of the same input; chunks read back by webpmux
 /// and exiftool.
-final class WebPCodecTests: XCTestCase {
-    var dir: URL!
-
-    override func setUpWithError() throws { dir = try TestPaths.temporaryDirectory(self) }
-
-    func url(_ name: String) -> URL { dir.appendingPathComponent(name) }
-
+final class WebPCodecTests: CodecFileTestCase {
     /// `png` through cwebp with `args`.
     func cwebp(_ png: URL, _ name: String, _ args: [String]) throws -> URL {
         try CodecTools.run("cwebp", ["-quiet"] + args + [png.path, "-o", url(name).path])
         return url(name)
     }
 
-    func decode(_ u: URL) throws -> DecodedImage {
-        let data = try Data(contentsOf: u)
-        XCTAssertTrue(CodecRegistry.decoder(for: data) is WebPCodec, u.lastPathComponent)
-        return try CodecRegistry.decoder(for: data).decode(data: data, url: u, options: DecodeOptions(), engine: .detected)
-    }
-
-    func pngDecode(_ u: URL) throws -> DecodedImage { try PNGDecoder.decode(data: Data(contentsOf: u), options: DecodeOptions()) }
+    func decode(_ u: URL) throws -> DecodedImage { try decode(u, as: WebPCodec.self) }
 
     // MARK: Input
 

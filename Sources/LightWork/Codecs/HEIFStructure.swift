@@ -188,23 +188,18 @@ struct HEIFStructure {
                 return BigEndian.u32(meta, i + 4)
             }
         }
-        let itemCount: Int
-        if version < 2 {
-            guard i + 2 <= end else { return nil }
-            itemCount = BigEndian.u16(meta, i); i += 2
-        } else {
-            guard let n = number(4) else { return nil }
-            itemCount = n
-        }
-        for _ in 0..<min(itemCount, 1 << 16) {
-            let itemID: Int
-            if version < 2 {
+        // The item count and each item ID: 16 bits before version 2, 32 from it.
+        func count() -> Int? {
+            guard version >= 2 else {
                 guard i + 2 <= end else { return nil }
-                itemID = BigEndian.u16(meta, i); i += 2
-            } else {
-                guard let n = number(4) else { return nil }
-                itemID = n
+                defer { i += 2 }
+                return BigEndian.u16(meta, i)
             }
+            return number(4)
+        }
+        guard let itemCount = count() else { return nil }
+        for _ in 0..<min(itemCount, 1 << 16) {
+            guard let itemID = count() else { return nil }
             var method = 0
             if version >= 1 {
                 guard i + 2 <= end else { return nil }

@@ -87,27 +87,13 @@ public struct CICP: Sendable, Hashable, CustomStringConvertible {
             throw LightWorkError.unsupportedFormat("\(self): transfer characteristics \(transfer)\(what) are not supported")
         }
         lw_lcms_quiet()
-        var white = cmsCIExyY(x: prim.white.x, y: prim.white.y, Y: 1)
-        var triple = cmsCIExyYTRIPLE(
-            Red: cmsCIExyY(x: prim.red.x, y: prim.red.y, Y: 1),
-            Green: cmsCIExyY(x: prim.green.x, y: prim.green.y, Y: 1),
-            Blue: cmsCIExyY(x: prim.blue.x, y: prim.blue.y, Y: 1))
         var parameters = curve.parameters
         guard let tone = cmsBuildParametricToneCurve(nil, 4, &parameters) else {
             throw LightWorkError.colour("LittleCMS cannot build the \(curve.name) curve of \(self)")
         }
         defer { cmsFreeToneCurve(tone) }
-        var curves: [OpaquePointer?] = [tone, tone, tone]
-        guard let handle = cmsCreateRGBProfile(&white, &triple, &curves) else {
-            throw LightWorkError.colour("LittleCMS cannot build a profile for \(self)")
-        }
         let name = "\(prim.name) primaries, \(curve.name) transfer (\(self))"
-        if let mlu = cmsMLUalloc(nil, 1) {
-            cmsMLUsetASCII(mlu, "en", "US", name)
-            cmsWriteTag(handle, cmsSigProfileDescriptionTag, UnsafeRawPointer(mlu))
-            cmsMLUfree(mlu)
-        }
-        return (ICCProfile(handle: handle), name, notes)
+        return (ICCProfile.rgb(primaries: prim, curve: tone, description: name), name, notes)
     }
 
     /// The device-RGB input for pixels these code points describe (an sRGB-equivalent profile is not converted).

@@ -170,8 +170,8 @@ public enum HEIFDecoder {
         return result
     }
 
-    /// Reads a HEIF back as libheif decodes its primary image: 8-bit RGB(A), or deeper samples widened to 16 bits
-    /// (v·65535/(2ⁿ−1), rounded), with its ICC profile and EXIF.
+    /// Reads a HEIF back as libheif decodes its primary image: RGB(A) samples at the file's bit depth (8, or 10 for
+    /// `heif10`: the values as stored, 0…1023), with its ICC profile and EXIF.
     static func readBack(data: Data, path: String) throws -> ImageFile {
         guard !data.isEmpty else { throw LightWorkError.emptyFile }
         let p: Primary
@@ -181,11 +181,13 @@ public enum HEIFDecoder {
             throw LightWorkError.decodeFailed("\(path): \(error.description)")
         }
         let channels = p.alpha ? 4 : 3
+        // Deep samples were widened to 16 bits by rounding; rounding back gives the stored values exactly.
+        let maxValue = UInt32((1 << p.bits) - 1)
         let samples: [UInt16] = p.sixteenBit
-            ? p.samples.withUnsafeBytes { Array($0.bindMemory(to: UInt16.self).prefix(p.width * p.height * channels)) }
+            ? p.samples.withUnsafeBytes { $0.bindMemory(to: UInt16.self).prefix(p.width * p.height * channels).map { UInt16((UInt32($0) * maxValue + 32767) / 65535) } }
             : p.samples.map(UInt16.init)
         return ImageFile(format: ImageFile.Format(rawValue: "heif"), width: p.width, height: p.height, channels: channels,
-                         bitDepth: p.sixteenBit ? 16 : 8, iccProfile: p.icc, exif: p.exif, samples: samples,
+                         bitDepth: p.bits, iccProfile: p.icc, exif: p.exif, samples: samples,
                          metadata: p.exif.flatMap(EXIFReader.read))
     }
 }
