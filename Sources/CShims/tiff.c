@@ -31,3 +31,4 @@ static void on_warning(const char *module, const char *fmt, va_list ap) { (void)
 
 void lw_tiff_quiet(void) { TIFFSetErrorHandler(on_error); TIFFSetWarningHandler(on_warning); }
 const char *lw_tiff_last_error(void) { return last_error; }
+void lw_tiff_clear_error(void) { last_error[0] = 0; }

@@ -135,7 +135,7 @@ package enum FuzzBodies {
         }
     }
 
-    /// JPEG and PNG bytes through the RGB decode path with a small pixel cap (a decompression bomb must be
+    /// JPEG, PNG and TIFF bytes through the RGB decode path with a small pixel cap (a decompression bomb must be
     /// refused before allocation, not survive by luck).
     static func rgb(_ data: Data) {
         var options = DecodeOptions()

@@ -6,7 +6,7 @@ import LightWork
 /// manifest is also merged and resumed from; a recipe is also resolved), because that is where a hostile
 /// value would bite. See docs/fuzzing.md.
 package enum FuzzTarget: String, CaseIterable, Sendable {
-    case cube, lutImage = "lut-image", lutFile = "lut-file", catalog, recipe, manifest, entitlements, exif, icc, jpeg, png
+    case cube, lutImage = "lut-image", lutFile = "lut-file", catalog, recipe, manifest, entitlements, exif, icc, jpeg, png, tiff
     case workerReply = "worker-reply"
     case fileCompleteness = "file-completeness"
     case webp, heif
@@ -23,7 +23,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .entitlements: FuzzBodies.entitlements(data)
         case .exif: FuzzBodies.exif(data)
         case .icc: FuzzBodies.icc(data)
-        case .jpeg, .png: FuzzBodies.rgb(data)
+        case .jpeg, .png, .tiff: FuzzBodies.rgb(data)
         case .workerReply: FuzzBodies.workerReply(data)
         case .fileCompleteness: FuzzBodies.fileCompleteness(data)
         case .webp, .heif: FuzzBodies.container(data)

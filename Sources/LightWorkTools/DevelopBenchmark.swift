@@ -12,7 +12,7 @@ public enum DevelopBenchmark {
         "whiteBalance": "camera",
         "highlights": "clip",
         "denoise": "auto",
-        // No lens metadata on the synthetic image: `auto` finds none (LensBenchmark times a real correction).
+        // The image claims the lens below: `auto` corrects distortion, TCA (in camera RGB) and vignetting.
         "lens": "auto",
         "sharpen": "1",
         "rotate": "2",
@@ -27,7 +27,12 @@ public enum DevelopBenchmark {
         let mp = Double(width * height) / 1e6
         let scale = 24 / mp
         let source = ChainBenchmark.syntheticImage(width: width, height: height, space: .rawLinear)
-        let metadata = ImageMetadata()
+        // A lens lensfun profiles, on a camera it knows, and a camera matrix as the DNG colour model reports one.
+        var metadata = ImageMetadata()
+        metadata.make = "Canon"; metadata.model = "Canon EOS 5D Mark II"; metadata.lens = "Canon EF 20mm f/2.8 USM"
+        metadata.focalLength = 20; metadata.fNumber = 2.8
+        let details = ["cameraToWorking": "0.9 0.1 0.0; 0.1 0.8 0.1; 0.0 0.1 0.9"]
+        _ = try LensDatabase.shared.loaded()
         var lines = ["develop modules on \(width)×\(height) linear ProPhoto, \(engine.threads) threads (seconds per 24 MP, wall; best of \(repeats))"]
         var all = DevelopSettings()
         for module in DevelopStage.modules {
@@ -41,15 +46,19 @@ public enum DevelopBenchmark {
             // The module alone on float planes (a fresh copy each run: modules work in place).
             let time = try fastest(repeats) {
                 let planes = PlanarImage(source, engine: engine)
-                var context = DevelopContext(kind: .raw, metadata: metadata, engine: engine)
-                return try timed { for m in DevelopStage.modules { _ = try m.benchmarkRun(one, on: planes, context: &context) } }
+                var context = DevelopContext(kind: .raw, metadata: metadata, details: details, engine: engine)
+                let t = try timed { for m in DevelopStage.modules { _ = try m.benchmarkRun(one, on: planes, context: &context) } }
+                if name == "lens", context.decisions["lens"]?.contains("distortion, TCA, vignetting") != true {
+                    throw LightWorkError.usage("develop benchmark: lens auto did not correct (\(context.decisions["lens"] ?? "no decision"))")
+                }
+                return t
             }
             let where_ = module.descriptor.placement == .decode ? " (decode placement: its work is inside the RAW decode)" : ""
             let label = "\(name) \(text)".padding(toLength: 28, withPad: " ", startingAt: 0)
             lines.append("  " + label + String(format: "%6.3f s per 24 MP  (%.3f s cpu)", time.wall * scale, time.cpu * scale) + where_)
         }
         let stage = try fastest(repeats) {
-            var context = DevelopContext(kind: .raw, metadata: metadata, engine: engine)
+            var context = DevelopContext(kind: .raw, metadata: metadata, details: details, engine: engine)
             return try timed {
                 let scene = try DevelopStage.run(.scene, settings: all, image: source, context: &context) ?? source
                 _ = try DevelopStage.run(.output, settings: all, image: scene, context: &context)

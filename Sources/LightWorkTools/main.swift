@@ -227,7 +227,6 @@ func runBenchmarks(_ arguments: ArraySlice<String>) throws {
         print(try FormatEncodeBenchmark.run(image: image, formats: formats, engine: engine)); return
     }
     if only == "develop" { print(try DevelopBenchmark.run(width: width, height: height, engine: engine)) }
-    if only == "develop" { print(try LensBenchmark.run(width: width, height: height, engine: engine)) }
     if let raw { print(try RenderBenchmark.decode(url: raw, engine: engine)) }
 }
 
@@ -320,6 +319,8 @@ do {
         try HighlightScene.run(arguments.dropFirst(2))
     case "make-lens-grid-dng":
         try LensGrid.make(arguments.dropFirst(2))
+    case "check-lens-correction":
+        try LensGrid.checkCorrection(arguments.dropFirst(2))
     case "measure-lens-grid":
         try LensGrid.measure(arguments.dropFirst(2))
     case "make-films":

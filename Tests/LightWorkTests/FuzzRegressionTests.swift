@@ -57,7 +57,7 @@ final class FuzzRegressionTests: XCTestCase {
             XCTAssertEqual(FileCompleteness.check(url), .complete, name)
         }
         for (name, d) in valid(.icc) { XCTAssertNotNil(ICCProfile(data: d), name) }
-        for (name, d) in valid(.jpeg) + valid(.png) { XCTAssertNoThrow(try RGBDecoder.decode(data: d, options: DecodeOptions()), name) }
+        for (name, d) in valid(.jpeg) + valid(.png) + valid(.tiff) { XCTAssertNoThrow(try RGBDecoder.decode(data: d, options: DecodeOptions()), name) }
         for (name, d) in valid(.lutFile) {
             let url = scratch.appendingPathComponent(name)
             try d.write(to: url)

@@ -192,4 +192,25 @@ final class LedgerCLITests: XCTestCase {
         let runs = try ExportLedger(url: ExportLedger.url(in: out, shard: nil), readOnly: true).runs()
         XCTAssertEqual(runs.map(\.command), ["import", "convert"])
     }
+
+    /// A watch into a folder `convert` exported to counts convert's outputs as LightWork's own: a new file of the same
+    /// name replaces the output at its name rather than going beside it as name-2 (before, only the watch's journal
+    /// made an output its own).
+    func testWatchTreatsConvertsOutputsAsItsOwn() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let shoot = dir.appendingPathComponent("shoot"), inbox = dir.appendingPathComponent("inbox"), out = dir.appendingPathComponent("out")
+        for folder in [shoot, inbox] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        let png = SampleSceneTests.samples.appendingPathComponent("scene-srgb.png")
+        try FileManager.default.copyItem(at: png, to: shoot.appendingPathComponent("frame.png"))
+        let c = try CLIRunner.run(["convert", shoot.path, "-o", out.path, "--format", "png", "-q"])
+        XCTAssertEqual(c.status, 0, c.stderr)
+        try FileManager.default.copyItem(at: png, to: inbox.appendingPathComponent("frame.png"))
+        let w = try CLIRunner.run(["watch", inbox.path, "-o", out.path, "--format", "png", "--once", "--settle", "0.2", "--heartbeat", "0"])
+        XCTAssertEqual(w.status, 0, w.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent("frame.png").path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.appendingPathComponent("frame-2.png").path), "convert's output is LightWork's own")
+        let m = try BatchFixture.manifest(out.appendingPathComponent("manifest.json"))
+        XCTAssertEqual(m.entries.filter { $0.output?.path == "frame.png" }.count, 1, "listed once, with its latest record")
+        XCTAssertEqual(m.entries.count, 1, "\(m.entries.map(\.input.path))")
+    }
 }

@@ -1,12 +1,16 @@
 #ifndef LW_LENS_H
 #define LW_LENS_H
 
-/// Lens-correction resampling (develop `lens`): one output row of a float plane (width × height, row-major)
-/// sampled at the n source positions lensfun computed for it. `coords` holds (x, y) pairs, `stride` floats from one
-/// pixel's pair to the next (6 for lensfun's subpixel results R x,y · G x,y · B x,y: offset the pointer by 0, 2 or 4
-/// to pick a channel). Pixel centres are at integer positions. Each value is the Keys bicubic (a = -1/2) of the
-/// 4 × 4 neighbours; positions outside the frame (or not finite) are clamped to it, edge pixels replicated.
-/// Per-pixel arithmetic in a fixed order only, so the bits do not depend on how rows are shared among threads.
-void lw_lens_resample_row(const float *plane, int width, int height, const float *coords, int stride, int n, float *out);
+/// Lens correction's maps (develop `lens`), evaluated by lensfun on a coarse grid and interpolated here.
+/// The grid has nodes every `spacing` pixels (a power of two) of the output frame: node (i, j) at pixel
+/// (i·spacing, j·spacing), `across` nodes a row, enough rows and columns to reach past the frame's last pixel, each node
+/// `fields` floats. For output row y, field f of pixel x is bilinear between the four nodes around it:
+///     down = top + (bottom − top)·fy, then value = left + (right − left)·fx   (fx, fy the exact fractions)
+/// with the left and right `down` values of its span, computed for each row alone (same bits on any threads).
+void lw_grid_row(const float *grid, int across, int fields, int spacing, int y, int width, float *const *out);
+
+/// In place over n pixels: (r, g, b) ← m · (r, g, b) (row-major 3 × 3, each row ((m0·r + m1·g) + m2·b)) when m is
+/// not NULL, then each multiplied by gain[k] when gain is not NULL.
+void lw_mix_row(float *r, float *g, float *b, int n, const float *m, const float *gain);
 
 #endif

@@ -29,5 +29,7 @@ int lw_tiff_get_extrasamples(TIFF *tif, uint16_t *count, const uint16_t **types)
 void lw_tiff_quiet(void);
 /// The last error or warning message libtiff reported on this thread ("" when none).
 const char *lw_tiff_last_error(void);
+/// Forgets the last message (before reading another file on this thread).
+void lw_tiff_clear_error(void);
 
 #endif

@@ -124,8 +124,10 @@ public final class BatchRunner: @unchecked Sendable {
                 intents.record(output: output, input: s.job.item.relativePath)
             }
         }
-        var queue: [WorkerJob] = []
-        for s in selected {
+        // The jobs to send, as positions in `selected`: a WorkerJob (with its previous entry) is made when the
+        // scheduler takes it, so a 100,000-file queue holds integers, not jobs.
+        var queue: [Int] = []
+        for (position, s) in selected.enumerated() {
             if let output = s.job.outputPath {
                 let previous = resume.previous(for: s.job.item)
                 // Resume in a stat: an input and output unchanged since the previous run recorded them are not read
@@ -135,14 +137,17 @@ public final class BatchRunner: @unchecked Sendable {
                     record(s.index, s.job.item, trusted)
                     continue
                 }
-                queue.append(WorkerJob(index: s.index, item: s.job.item, output: output, notes: s.job.notes, previous: previous))
+                queue.append(position)
             } else if let planned = s.job.entry {
                 if s.job.leftAlone != nil { leftAlone.append(s.job.item.displayPath) }
                 record(s.index, s.job.item, planned)   // skipped or failed by the plan (pair partner, collision, existing file)
             }
         }
 
-        let source = PlannedQueue(queue, gracePeriod: configuration.gracePeriod, notice: onNotice, start: { job in
+        let source = PlannedQueue(queue, url: { selected[$0].job.item.url }, make: { position in
+            let s = selected[position]
+            return WorkerJob(index: s.index, item: s.job.item, output: s.job.outputPath!, notes: s.job.notes, previous: resume.previous(for: s.job.item))
+        }, gracePeriod: configuration.gracePeriod, notice: onNotice, start: { job in
             onEvent(.converting(index: job.index, total: total, item: job.item))
             intents.record(output: job.output, input: job.relativePath)
         }, record: { job, entry in record(job.index, job.item, entry) }, idle: {
@@ -174,16 +179,21 @@ public final class BatchRunner: @unchecked Sendable {
 
 /// A planned batch as the scheduler sees it: the jobs in input order, each announced as it starts.
 private final class PlannedQueue: JobSource {
-    private var pending: ArraySlice<WorkerJob>
+    /// The jobs not yet taken, as positions `make` turns into jobs.
+    private var pending: ArraySlice<Int>
+    private let url: (Int) -> URL
+    private let make: (Int) -> WorkerJob
     private let gracePeriod: Double
     private let notice: (String) -> Void
     private let start: (WorkerJob) -> Void
     private let record: (WorkerJob, Manifest.Entry) -> Void
     private let idle: () -> Void
 
-    init(_ jobs: [WorkerJob], gracePeriod: Double, notice: @escaping (String) -> Void, start: @escaping (WorkerJob) -> Void,
-         record: @escaping (WorkerJob, Manifest.Entry) -> Void, idle: @escaping () -> Void) {
+    init(_ jobs: [Int], url: @escaping (Int) -> URL, make: @escaping (Int) -> WorkerJob, gracePeriod: Double, notice: @escaping (String) -> Void,
+         start: @escaping (WorkerJob) -> Void, record: @escaping (WorkerJob, Manifest.Entry) -> Void, idle: @escaping () -> Void) {
         pending = jobs[...]
+        self.url = url
+        self.make = make
         self.gracePeriod = gracePeriod
         self.notice = notice
         self.start = start
@@ -193,10 +203,10 @@ private final class PlannedQueue: JobSource {
 
     func endTurn(now: Double) { idle() }
 
-    func nextInput() -> URL? { pending.first?.item.url }
+    func nextInput() -> URL? { pending.first.map(url) }
 
     func takeJob() -> WorkerJob? {
-        let job = pending.removeFirst()
+        let job = make(pending.removeFirst())
         start(job)
         return job
     }

@@ -27,6 +27,7 @@ public struct FileConverter: Sendable {
         decode.maxPixels = spec.decode.maxPixels
         decode.develop = spec.develop
         decode.memoryLimit = memoryLimit
+        decode.keepsColourSamples = LosslessPath.mayPassThrough(renderer: renderer, develop: spec.develop)
         decodeOptions = decode
         seedDigest = FileConverter.lookDigest(spec.settings)
     }
@@ -91,10 +92,13 @@ public struct FileConverter: Sendable {
             entry.input.decisions = decoded.decisions
             entry.notes = decoded.notes
 
+            // What changed the pixels after decoding (LosslessPath writes the decoder's samples when nothing did).
+            var changes: [LosslessPath.Change] = renderer.filters.isEmpty ? [] : [.look]
             // The develop stage on the scene-referred image, before resizing (DevelopStage; nothing when all is off).
             var develop = DevelopContext(kind: decoded.kind, metadata: decoded.metadata, details: decoded.details, engine: engine)
             if let developed = try DevelopStage.run(.scene, settings: spec.develop, image: decoded.image, context: &develop) {
                 decoded.image = developed
+                changes.append(.develop)
                 entry.timings["develop"] = clock.lap()
             }
 
@@ -104,6 +108,7 @@ public struct FileConverter: Sendable {
                 let image = decoded.image
                 if let size = resize.targetSize(width: image.width, height: image.height) {
                     decoded.image = Resize.apply(image, width: size.width, height: size.height, engine: engine)
+                    changes.append(.resize)
                     entry.timings["resize"] = clock.lap()
                 } else {
                     entry.notes.append(resize.keptNote(width: image.width, height: image.height))
@@ -112,6 +117,7 @@ public struct FileConverter: Sendable {
 
             if let sharpened = try DevelopStage.run(.output, settings: spec.develop, image: decoded.image, context: &develop) {
                 decoded.image = sharpened
+                changes.append(.develop)
                 entry.timings["develop-output"] = clock.lap()
             }
             if !develop.decisions.isEmpty { entry.input.decisions = (entry.input.decisions ?? [:]).merging(develop.decisions) { $1 } }
@@ -123,7 +129,19 @@ public struct FileConverter: Sendable {
             let image = decoded.image
             let context = RenderContext(width: image.width, height: image.height,
                                         seed: FileConverter.seed(inputSHA256: entry.input.sha256 ?? "", settingsDigest: seedDigest))
-            let pixels = renderer.render(image, context: context, output: output)
+            var pixels: EncodedPixels
+            let path = LosslessPath.decide(samples: decoded.samples, changes: changes, space: export.colorSpace, format: format,
+                                           intent: spec.decode.intent)
+            if case .passThrough = path, let samples = decoded.samples {
+                pixels = samples.encoded(depth: format.depth, keepAlpha: format.supportsAlpha)
+            } else {
+                pixels = renderer.render(image, context: context, output: output)
+                // Alpha is carried exactly from the decoder's samples while the pixels keep their places.
+                if let samples = decoded.samples, samples.hasAlpha, pixels.channels == 4, changes.allSatisfy(\.keepsPlaces) {
+                    samples.writeAlpha(into: &pixels)
+                }
+            }
+            if decoded.kind == .rgb { entry.input.decisions = (entry.input.decisions ?? [:]).merging(["pixels": path.record]) { $1 } }
             entry.timings["render"] = clock.lap()
 
             var encode = export.encodeSettings

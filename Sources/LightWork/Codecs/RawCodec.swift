@@ -62,18 +62,7 @@ public struct RawCodec: ImageCodec {
     /// Make, model and DateTimeOriginal: from IFD0 and the EXIF IFD of a TIFF-structured RAW (wherever they lie),
     /// from CR3's CMT1/CMT2 boxes, from the EXIF of RAF's embedded JPEG, from CRW's CIFF heaps.
     public func captureInfo(_ file: FileBytes) -> ImageMetadata? {
-        if let t = file.tiff(.withMakerVariants) {
-            guard let ifd0 = t.directory(at: t.firstDirectory, limit: 1000) else { return nil }
-            func ascii(_ e: TIFFStructure.Entry?) -> String? { e.flatMap { $0.type == 2 ? t.ascii($0, limit: 256) : nil } }
-            var m = ImageMetadata()
-            m.make = ascii(ifd0[0x010F])
-            m.model = ascii(ifd0[0x0110])
-            m.dateTimeOriginal = ascii(ifd0[0x9003])   // TIFF/EP files may keep it in IFD0
-            if let exif = ifd0[0x8769], exif.type == 4 || exif.type == 13, let offset = t.integer(exif) {
-                m.dateTimeOriginal = ascii(t.directory(at: offset, limit: 1000)?[0x9003]) ?? m.dateTimeOriginal
-            }
-            return m.make == nil && m.model == nil && m.dateTimeOriginal == nil ? nil : m
-        }
+        if let t = file.tiff(.withMakerVariants) { return RawCodec.captureInfo(t) }
         let b = file.prefix(CaptureInfoProbe.prefixLength)
         if b.starts(with: RawCodec.rafMagic), b.count >= 92 {
             let offset = BigEndian.u32(b, 84)
@@ -81,6 +70,20 @@ public struct RawCodec: ImageCodec {
         }
         if RawCodec.isISOBoxes(b) { return cr3(b) }
         return CIFFStructure(file)?.captureInfo()
+    }
+
+    /// Make, model and DateTimeOriginal from IFD0 and the EXIF IFD of a TIFF structure (plain TIFFs' too).
+    static func captureInfo(_ t: TIFFStructure) -> ImageMetadata? {
+        guard let ifd0 = t.directory(at: t.firstDirectory, limit: 1000) else { return nil }
+        func ascii(_ e: TIFFStructure.Entry?) -> String? { e.flatMap { $0.type == 2 ? t.ascii($0, limit: 256) : nil } }
+        var m = ImageMetadata()
+        m.make = ascii(ifd0[0x010F])
+        m.model = ascii(ifd0[0x0110])
+        m.dateTimeOriginal = ascii(ifd0[0x9003])   // TIFF/EP files may keep it in IFD0
+        if let exif = ifd0[0x8769], exif.type == 4 || exif.type == 13, let offset = t.integer(exif) {
+            m.dateTimeOriginal = ascii(t.directory(at: offset, limit: 1000)?[0x9003]) ?? m.dateTimeOriginal
+        }
+        return m.make == nil && m.model == nil && m.dateTimeOriginal == nil ? nil : m
     }
 
     /// Canon CR3: CMT1 is a TIFF whose IFD0 holds make and model; CMT2 a TIFF whose IFD0 holds the EXIF tags.
@@ -108,14 +111,17 @@ public struct RawCodec: ImageCodec {
     /// at lie inside the file.
     public func completeness(_ file: FileBytes) -> FileCompleteness.Verdict {
         let head = file.prefix(16)
-        if TIFFStructure.isTIFF(head) {
-            guard let extents = TIFFImageExtents.read(size: file.size, bytes: file.read) else { return .unknown }
-            return extents.dataEnd <= file.size ? .complete
-                : .incomplete("its TIFF structure reaches byte \(extents.dataEnd), past the end of the file (\(file.size) bytes)")
-        }
+        if TIFFStructure.isTIFF(head) { return RawCodec.tiffCompleteness(file) }
         if RawCodec.isISOBoxes(head) { return isoBoxes(file) }
         if head.starts(with: RawCodec.rafMagic) { return raf(file) }
         return .unknown
+    }
+
+    /// Whole when every IFD and every strip or tile lies inside the file (plain TIFFs' verdict too).
+    static func tiffCompleteness(_ file: FileBytes) -> FileCompleteness.Verdict {
+        guard let extents = TIFFImageExtents.read(size: file.size, bytes: file.read) else { return .unknown }
+        return extents.dataEnd <= file.size ? .complete
+            : .incomplete("its TIFF structure reaches byte \(extents.dataEnd), past the end of the file (\(file.size) bytes)")
     }
 
     private func isoBoxes(_ r: FileBytes) -> FileCompleteness.Verdict {

@@ -9,18 +9,63 @@ extension OutputFormat {
     public static let tiff8 = OutputFormat("tiff8", codec: "tiff", depth: .eight, fileExtension: "tif")
 }
 
-/// TIFF: written by `TIFFWriter` (strips, optional lossless compression), read back through libtiff. As an input
-/// a TIFF-structured file is a camera RAW (DNG, NEF, …) and goes to LibRaw (`RawCodec`, the fallback).
-/// Signature "II*\0" / "MM\0*" (and BigTIFF's "II+\0" / "MM\0+" when reading back).
+/// TIFF: plain TIFFs decoded by `TIFFDecoder` (libtiff, to device RGB), written by `TIFFWriter` (strips, optional
+/// lossless compression), read back through libtiff. A TIFF-structured camera RAW (DNG, CR2, NEF, KDC…) is not
+/// claimed (`isPlainTIFF`): it goes to LibRaw (`RawCodec`, the fallback).
+/// Signature "II*\0" / "MM\0*" (and BigTIFF's "II+\0" / "MM\0+").
 public struct TIFFCodec: ImageCodec {
     public init() {}
     public var name: String { "tiff" }
     public var aliases: [String] { ["tif"] }
+    /// Asked before `RawCodec`, whose containers include TIFF.
+    public var priority: Int { 5 }
+    public var inputExtensions: [String] { ["tif", "tiff"] }
 
-    public func matches(_ file: FileBytes) -> Bool {
-        let head = file.read(0, 4) ?? []
-        return [[0x49, 0x49, 0x2a, 0x00], [0x4d, 0x4d, 0x00, 0x2a], [0x49, 0x49, 0x2b, 0x00], [0x4d, 0x4d, 0x00, 0x2b]].contains(head)
+    public func matches(_ file: FileBytes) -> Bool { TIFFCodec.isPlainTIFF(file) }
+
+    /// Whether `file` is a TIFF holding an image rather than a camera RAW's container: BigTIFF (no camera writes it),
+    /// or classic TIFF whose header is not CR2's and whose IFD0 is readable and full-size (no NewSubfileType
+    /// reduced-resolution bit: NEF, KDC, DCR and ERF start with a thumbnail), has no SubIFDs, DNGVersion or
+    /// DNGPrivateData (Sony's SR2) tag and sample sizes of plain images, and where no IFD of the chain is CFA or
+    /// LinearRaw data or compressed by a scheme outside the TIFF/libtiff set (the makers' raw compressions).
+    public static func isPlainTIFF(_ file: FileBytes) -> Bool {
+        guard let head = file.read(0, 10) else { return false }
+        if [[0x49, 0x49, 0x2b, 0x00], [0x4d, 0x4d, 0x00, 0x2b]].contains(Array(head[0..<4])) { return true }
+        guard let t = file.tiff(), head[8] != 0x43 || head[9] != 0x52, // "CR": Canon CR2
+              let ifd0 = t.directory(at: t.firstDirectory), ifd0.declaredCount > 0 else { return false }
+        for tag: UInt16 in [330, 50706, 50740] where ifd0[tag] != nil { return false }
+        if let sub = ifd0[254].flatMap(t.integer), sub & 1 != 0 { return false }
+        if let bits = ifd0[258].map({ t.integers($0, limit: 16) }), bits.contains(where: { ![1, 2, 4, 8, 16, 32, 64].contains($0) }) { return false }
+        var raw = false
+        t.walk(from: [t.firstDirectory], limit: 16) { ifd in
+            if let p = ifd[262].flatMap(t.integer), p == 32803 || p == 34892 { raw = true }
+            if let c = ifd[259].flatMap(t.integer), !TIFFCodec.standardCompressions.contains(c) { raw = true }
+            return raw ? [] : [ifd.next ?? 0]
+        }
+        return !raw
     }
+
+    /// Compression schemes of image TIFFs (baseline, extensions and libtiff's own); cameras' raw schemes are not here.
+    static let standardCompressions: Set<Int> = [1, 2, 3, 4, 5, 6, 7, 8, 32773, 32946, 34676, 34677, 34712, 34887, 34925, 50000, 50001, 50002]
+
+    // MARK: Input
+
+    public var decodes: Bool { true }
+    public func decode(data: Data, url: URL, options: DecodeOptions, engine: EngineConfiguration) throws -> DecodedImage {
+        try TIFFDecoder.decode(data: data, options: options)
+    }
+
+    /// Width × height of IFD0.
+    public func pixelCount(_ file: FileBytes) -> Int? {
+        guard let t = file.tiff(), let ifd0 = t.directory(at: t.firstDirectory) else { return nil }
+        return ImageSizeProbe.product(ifd0[256].flatMap(t.integer), ifd0[257].flatMap(t.integer))
+    }
+
+    /// Make, model and DateTimeOriginal from IFD0 and the EXIF IFD, read as a RAW's are.
+    public func captureInfo(_ file: FileBytes) -> ImageMetadata? { file.tiff().flatMap(RawCodec.captureInfo) }
+
+    /// Whole when every IFD and every strip or tile lies inside the file (unknown for BigTIFF).
+    public func completeness(_ file: FileBytes) -> FileCompleteness.Verdict { RawCodec.tiffCompleteness(file) }
 
     public var readsBack: Bool { true }
     public func readBack(data: Data, path: String) throws -> ImageFile { try TIFFCodec.read(path) }
@@ -106,7 +151,7 @@ public struct TIFFCodec: ImageCodec {
 
     /// IFD0's Make, Model, Orientation and the Exif and GPS IFDs' fields, as `EXIFReader` reads them from a block.
     /// Must come after the pixels: reading a sub-IFD makes it libtiff's current directory.
-    private static func tiffMetadata(_ tif: OpaquePointer) -> ImageMetadata? {
+    static func tiffMetadata(_ tif: OpaquePointer) -> ImageMetadata? {
         var m = ImageMetadata()
         func string(_ tag: Int32) -> String? {
             var p: UnsafePointer<CChar>?

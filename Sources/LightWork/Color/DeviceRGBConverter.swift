@@ -40,7 +40,8 @@ public final class DeviceRGBConverter: @unchecked Sendable {
 
     public let layout: Layout
     public let sixteenBit: Bool
-    private let source: Source
+    /// Where the values get their colour meaning.
+    public let source: Source
     private let transform: cmsHTRANSFORM?
 
     /// Builds the conversion; throws `.colour` when LittleCMS cannot link the profile to device RGB.
@@ -51,8 +52,8 @@ public final class DeviceRGBConverter: @unchecked Sendable {
         if case .cmyk = layout, case .deviceRGB = source {
             throw LightWorkError.colour("CMYK samples need a CMYK profile or the naive conversion")
         }
-        if case .naiveCMYK = source, layout != .cmyk(inverted: false) && layout != .cmyk(inverted: true) || sixteenBit {
-            throw LightWorkError.colour("the naive CMYK conversion takes 8-bit CMYK samples only")
+        if case .naiveCMYK = source, layout != .cmyk(inverted: false) && layout != .cmyk(inverted: true) {
+            throw LightWorkError.colour("the naive CMYK conversion takes CMYK samples only")
         }
         guard case .profile(let profile) = source else { transform = nil; return }
         lw_lcms_quiet()
@@ -81,8 +82,9 @@ public final class DeviceRGBConverter: @unchecked Sendable {
     }
 
     /// Converts `rows` source rows (`rowBytes` apart, `width` pixels each) into `image` rows from
-    /// `firstRow` on, splitting the band across cores.
-    public func convert(_ samples: UnsafeRawPointer, rowBytes: Int, rows: Int, width: Int, into image: WorkingImage, firstRow: Int) {
+    /// `firstRow` on, splitting the band across cores; the samples are also stored in `kept` when given.
+    public func convert(_ samples: UnsafeRawPointer, rowBytes: Int, rows: Int, width: Int, into image: WorkingImage, firstRow: Int,
+                        keeping kept: SourceSamples? = nil) {
         precondition(width == image.width && firstRow + rows <= image.height)
         let src = SendableRaw(samples)
         let chunks = min(rows, 4 * ProcessInfo.activeCores)
@@ -92,6 +94,7 @@ public final class DeviceRGBConverter: @unchecked Sendable {
             defer { scratch.deallocate() }
             for y in start..<end {
                 convertRow(src.pointer + y * rowBytes, width: width, into: image.row(firstRow + y), scratch: scratch)
+                kept?.store(row: firstRow + y, from: src.pointer + y * rowBytes)
             }
         }
     }
@@ -143,7 +146,21 @@ public final class DeviceRGBConverter: @unchecked Sendable {
 
     /// The documented fallback for CMYK without a profile (exact in 16-bit integers, then to half by table).
     private func naiveCMYKRow(_ src: UnsafeRawPointer, width: Int, into dst: UnsafeMutablePointer<UInt16>, h16: UnsafePointer<UInt16>) {
-        guard case .cmyk(let inverted) = layout, !sixteenBit else { return }
+        guard case .cmyk(let inverted) = layout else { return }
+        if sixteenBit {
+            // The same in 16 bits: light × black's light / 65535, rounded.
+            let s = src.assumingMemoryBound(to: UInt16.self)
+            @inline(__always) func light16(_ v: UInt16) -> UInt64 { inverted ? UInt64(v) : 65535 - UInt64(v) }
+            for x in 0..<width {
+                let p = s + 4 * x
+                let k = light16(p[3])
+                dst[4 * x] = h16[Int((light16(p[0]) * k + 32767) / 65535)]
+                dst[4 * x + 1] = h16[Int((light16(p[1]) * k + 32767) / 65535)]
+                dst[4 * x + 2] = h16[Int((light16(p[2]) * k + 32767) / 65535)]
+                dst[4 * x + 3] = HalfTables.one
+            }
+            return
+        }
         let s = src.assumingMemoryBound(to: UInt8.self)
         @inline(__always) func light(_ v: UInt8) -> UInt32 { inverted ? UInt32(v) : 255 - UInt32(v) }
         for x in 0..<width {

@@ -14,12 +14,18 @@ extension ICCProfile {
     /// decided by transforming a grid of test colours (a grey profile by a ramp of greys) in floating point,
     /// never from the description string. Such inputs are used as they are, with no transform.
     public func isEquivalentToSRGB(intent: DecodeOptions.RenderingIntent) -> Bool {
+        isEquivalent(to: ICCProfile.deviceRGB, intent: intent)
+    }
+
+    /// True when converting from this (RGB or grey) profile into the RGB profile `target` would change no colour by
+    /// more than 1/65535 (a grey profile's greys stay the same grey), tested as `isEquivalentToSRGB` says.
+    public func isEquivalent(to target: ICCProfile, intent: DecodeOptions.RenderingIntent) -> Bool {
         let space = colorSpace
         let grey = space == cmsSigGrayData
-        guard grey || space == cmsSigRgbData else { return false }
+        guard grey || space == cmsSigRgbData, target.colorSpace == cmsSigRgbData else { return false }
         lw_lcms_quiet()
         guard let t = cmsCreateTransform(handle, grey ? LW_TYPE_GRAY_FLT : LW_TYPE_RGB_FLT,
-                                         ICCProfile.deviceRGB.handle, LW_TYPE_RGB_FLT, intent.lcms,
+                                         target.handle, LW_TYPE_RGB_FLT, intent.lcms,
                                          UInt32(cmsFLAGS_NOOPTIMIZE | cmsFLAGS_NOCACHE | cmsFLAGS_BLACKPOINTCOMPENSATION))
         else { return false }
         defer { cmsDeleteTransform(t) }

@@ -8,6 +8,8 @@ struct BandPipeline {
     let bandRows: Int
     let converter: DeviceRGBConverter
     let image: WorkingImage
+    /// Where the decoder's samples are also kept (`SourceSamples`), nil for nowhere.
+    var kept: SourceSamples? = nil
 
     /// `read(buffer, firstRow, rows)` fills `rows` rows of `rowBytes` into `buffer`; it runs on the calling
     /// thread, in order. Rethrows its error after any conversion in flight has finished.
@@ -23,7 +25,7 @@ struct BandPipeline {
             try read(buffers[which], y, rows)
             group.wait()
             let job = BandJob(samples: SendableRaw(buffers[which]), rowBytes: rowBytes, rows: rows, firstRow: y,
-                              converter: converter, image: image)
+                              converter: converter, image: image, kept: kept)
             DispatchQueue.global().async(group: group) { job.convert() }
             which ^= 1
             y += rows
@@ -39,8 +41,9 @@ private struct BandJob: Sendable {
     let firstRow: Int
     let converter: DeviceRGBConverter
     let image: WorkingImage
+    let kept: SourceSamples?
 
     func convert() {
-        converter.convert(samples.pointer, rowBytes: rowBytes, rows: rows, width: image.width, into: image, firstRow: firstRow)
+        converter.convert(samples.pointer, rowBytes: rowBytes, rows: rows, width: image.width, into: image, firstRow: firstRow, keeping: kept)
     }
 }

@@ -23,6 +23,9 @@ public struct DecodedImage: Sendable {
     }
     /// The file's EXIF as a TIFF block (JPEG APP1 without its `Exif\0\0` prefix, PNG eXIf), when it has one.
     public var exifBlob: Data? = nil
+    /// The RGB decoder's integer samples (alpha, or every channel when `DecodeOptions.keepsColourSamples`), upright;
+    /// nil for RAW and for files without alpha whose colour was not asked for.
+    public var samples: SourceSamples? = nil
 
     public init(image: WorkingImage, kind: Kind, metadata: ImageMetadata = ImageMetadata(), notes: [String] = [],
                 sourceProfile: String, details: [String: String] = [:]) {
@@ -51,6 +54,9 @@ public struct DecodeOptions: Sendable, Codable, Equatable {
     public var colorModel: ColorModel = .dng
     /// The develop settings; the decoder reads those of its decode-placement modules (white balance, highlights).
     public var develop = DevelopSettings()
+    /// Whether RGB decoders keep every channel's integer samples beside the working image (`DecodedImage.samples`):
+    /// set when nothing in the spec changes pixels, so `LosslessPath` may write them as they are. Alpha is always kept.
+    public var keepsColourSamples = false
 
     public init() {}
 

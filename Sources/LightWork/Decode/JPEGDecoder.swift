@@ -116,7 +116,8 @@ public enum JPEGDecoder {
         notes += colourNotes
 
         let stored = WorkingImage.unfilled(width: width, height: height, space: .deviceRGB, hasAlpha: false)   // every row is read or the decode throws
-        let pipeline = BandPipeline(rowBytes: width * components, bandRows: bandRows, converter: converter, image: stored)
+        let kept = SourceSamples.kept(for: converter, width: width, height: height, colour: options.keepsColourSamples)
+        let pipeline = BandPipeline(rowBytes: width * components, bandRows: bandRows, converter: converter, image: stored, kept: kept)
         try pipeline.run { buffer, y, want in
             var rows: [UnsafeMutablePointer<UInt8>?] = (0..<want).map { buffer + $0 * width * components }
             var got: UInt32 = 0
@@ -144,6 +145,7 @@ public enum JPEGDecoder {
                                       "stored size": "\(width)×\(height)",
                                   ])
         result.exifBlob = exif
+        result.samples = kept?.uprighted(orientation)
         return result
     }
 }

@@ -93,6 +93,7 @@ public enum PNGDecoder {
         var notes = colourNotes
 
         let stored = WorkingImage.unfilled(width: width, height: height, space: .deviceRGB, hasAlpha: layout.hasAlpha)   // every row is read or the decode throws
+        let kept = SourceSamples.kept(for: converter, width: width, height: height, colour: options.keepsColourSamples)
         let rowBytes = Int(png_get_rowbytes(png, info))
         guard rowBytes == width * channels * depth / 8 else { throw LightWorkError.decodeFailed("PNG: unexpected row size") }
         if interlaced {
@@ -107,11 +108,11 @@ public enum PNGDecoder {
             var y = 0
             while y < height {
                 let n = min(bandRows, height - y)
-                converter.convert(buffer + y * rowBytes, rowBytes: rowBytes, rows: n, width: width, into: stored, firstRow: y)
+                converter.convert(buffer + y * rowBytes, rowBytes: rowBytes, rows: n, width: width, into: stored, firstRow: y, keeping: kept)
                 y += n
             }
         } else {
-            try BandPipeline(rowBytes: rowBytes, bandRows: bandRows, converter: converter, image: stored).run { buffer, _, n in
+            try BandPipeline(rowBytes: rowBytes, bandRows: bandRows, converter: converter, image: stored, kept: kept).run { buffer, _, n in
                 var rows: [UnsafeMutablePointer<UInt8>?] = (0..<n).map { buffer + $0 * rowBytes }
                 guard lw_pngdec_read_rows(d, &rows, UInt32(n)) == 0 else { throw failure(d) }
             }
@@ -146,6 +147,7 @@ public enum PNGDecoder {
                                       "stored size": "\(width)×\(height)",
                                   ])
         result.exifBlob = exif
+        result.samples = kept?.uprighted(orientation)
         return result
     }
 }

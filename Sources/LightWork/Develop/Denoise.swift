@@ -79,36 +79,62 @@ public enum Denoise: DevelopModule {
         guard !setting.isOff else { return image }
         let w = image.width, h = image.height, n = w * h
         let engine = context.engine
-        let workers = engine.workers(for: h)
         let planes = [image.r, image.g, image.b]
-        let level = UnsafeMutablePointer<Float>.allocate(capacity: n)
-        let s1 = UnsafeMutablePointer<Float>.allocate(capacity: n)
-        let acc = UnsafeMutablePointer<Float>.allocate(capacity: n)
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: w * workers)
-        defer { level.deallocate(); s1.deallocate(); acc.deallocate(); scratch.deallocate() }
-        let P = UncheckedSendable((image.r, image.g, image.b, level, s1, acc, scratch))
+        let across = w / block, down = h / block
+        guard across > 0, down > 0 else {
+            context.notes.append("denoise: image too small to measure its noise (\(w)×\(h)); left as it was")
+            return image
+        }
+        let bands = (h + block - 1) / block
+        let workers = engine.workers(for: bands)
+        let level = PlanarImage.allocatePlane(n), s1 = PlanarImage.allocatePlane(n), acc = PlanarImage.allocatePlane(n)
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: w * max(workers, engine.workers(for: h)))
+        let meanAbs = UnsafeMutablePointer<Float>.allocate(capacity: across * down)
+        let meanLevel = UnsafeMutablePointer<Float>.allocate(capacity: across * down)
+        defer { PlanarImage.freePlane(level); PlanarImage.freePlane(s1); PlanarImage.freePlane(acc); scratch.deallocate(); meanAbs.deallocate(); meanLevel.deallocate() }
+        let P = UncheckedSendable((image.r, image.g, image.b, level, s1, acc, scratch, meanAbs, meanLevel))
 
-        Parallel.forEach(h, workers: workers) { _, y in
+        Parallel.forEach(h, workers: engine.workers(for: h)) { _, y in
             let o = y * w
             lw_rgb_to_opponent(P.value.0 + o, P.value.1 + o, P.value.2 + o, Int32(w))
         }
         // The luminance at the first smoothing is the level every threshold follows.
-        smooth(planes[0], into: level, width: w, height: h, step: 1, workers: workers, scratch: scratch)
+        smooth(planes[0], into: level, width: w, height: h, step: 1, workers: engine.workers(for: h), scratch: scratch)
 
         var strength = 0
         var decided = ""
         for c in 0..<3 {
             let x = planes[c]
             var previous: NoiseModel?
+            // The shrink of band j − 1 waiting for the pass of band j (its threshold needs the whole band measured).
+            var pending: (a: Float, b: Float, k2: Float, first: Int32)?
             for j in 0..<scales {
                 // Fine and coarse alternate between the channel's plane and s1; the shrunk details add up in acc.
                 let (fine, coarse) = j % 2 == 0 ? (x, s1) : (s1, x)
-                if c == 0 && j == 0 { coarse.update(from: level, count: n) } else {
-                    smooth(fine, into: coarse, width: w, height: h, step: 1 << j, workers: workers, scratch: scratch)
+                let copyLevel = c == 0 && j == 0, step = Int32(1 << j), shrink = pending
+                // One pass per band of `block` rows: the previous band's shrink (it reads the rows this smoothing
+                // is about to overwrite: coarse is the previous fine), this band's smoothing, and its noise
+                // statistics while the rows are in cache. Same values as separate passes, in the same order.
+                let Q = UncheckedSendable((fine, coarse))
+                Parallel.forEach(bands, workers: workers) { worker, band in
+                    let (fine, coarse) = Q.value
+                    let y0 = band * block, y1 = min(h, y0 + block)
+                    for y in y0..<y1 {
+                        let o = y * w
+                        if let t = shrink { lw_garrote_row(coarse + o, fine + o, P.value.3 + o, Int32(w), t.a, t.b, t.k2, P.value.5 + o, t.first) }
+                        if copyLevel { (coarse + o).update(from: P.value.3 + o, count: w) } else {
+                            lw_atrous_row(fine, Int32(w), Int32(h), Int32(y), step, P.value.6 + worker * w, coarse + o)
+                        }
+                    }
+                    if band < down {
+                        lw_dn_block_stats(fine, coarse, P.value.3, Int32(w), Int32(y0), Int32(block), P.value.7 + band * across, P.value.8 + band * across)
+                    }
                 }
-                guard var model = measure(fine: fine, coarse: coarse, level: level, width: w, height: h, workers: workers) else {
+                guard var model = fit(meanAbs: meanAbs, meanLevel: meanLevel, count: across * down) else {
+                    // Only the first band can fail (every band has the same blocks per level bin): nothing is
+                    // overwritten yet but the opponent conversion.
                     context.notes.append("denoise: image too small to measure its noise (\(w)×\(h)); left as it was")
-                    Parallel.forEach(h, workers: workers) { _, y in
+                    Parallel.forEach(h, workers: engine.workers(for: h)) { _, y in
                         let o = y * w
                         lw_opponent_to_rgb(P.value.0 + o, P.value.1 + o, P.value.2 + o, Int32(w))
                     }
@@ -129,20 +155,18 @@ public enum Denoise: DevelopModule {
                     decided += String(format: "; luminance noise σ %.2f %% of mid grey", 100 * nsr)
                 }
                 let k = Float(strength) / 50 * (c == 0 ? lumaThreshold : chromaThreshold)
-                let a = Float(model.a), b = Float(model.b), k2 = k * k, first: Int32 = j == 0 ? 0 : 1
-                Parallel.forEach(h, workers: workers) { _, y in
-                    let o = y * w
-                    lw_garrote_row(fine + o, coarse + o, P.value.3 + o, Int32(w), a, b, k2, P.value.5 + o, first)
-                }
+                pending = (Float(model.a), Float(model.b), k * k, j == 0 ? 0 : 1)
             }
-            // The coarsest approximation plus the shrunk details.
-            let last = scales % 2 == 0 ? x : s1
-            Parallel.forEach(h, workers: workers) { _, y in
+            // The last band's shrink, and the coarsest approximation plus the shrunk details.
+            let t = pending!
+            let (fine, last) = scales % 2 == 0 ? (s1, x) : (x, s1)
+            Parallel.forEach(h, workers: engine.workers(for: h)) { _, y in
                 let o = y * w
+                lw_garrote_row(fine + o, last + o, P.value.3 + o, Int32(w), t.a, t.b, t.k2, P.value.5 + o, t.first)
                 for i in o..<(o + w) { x[i] = last[i] + P.value.5[i] }
             }
         }
-        Parallel.forEach(h, workers: workers) { _, y in
+        Parallel.forEach(h, workers: engine.workers(for: h)) { _, y in
             let o = y * w
             lw_opponent_to_rgb(P.value.0 + o, P.value.1 + o, P.value.2 + o, Int32(w))
         }
@@ -162,26 +186,16 @@ public enum Denoise: DevelopModule {
     /// Side of the blocks the noise is measured on.
     static let block = 16
 
-    /// The noise model of the band fine − coarse. Over blocks of 16 × 16 pixels, each block's mean |detail| read
-    /// as a Gaussian σ (× √(π/2)); per luminance bin (16, on √L) the 20th percentile of the blocks' σ, so that
-    /// flat blocks speak and blocks holding edges or texture do not; then a + b · L fitted by least squares
-    /// weighted by the bins' block counts. Each block is summed by one thread in a fixed order, so the result does
-    /// not depend on the thread count. Nil when the image has no bin of 8 blocks.
-    static func measure(fine: UnsafeMutablePointer<Float>, coarse: UnsafeMutablePointer<Float>, level: UnsafeMutablePointer<Float>,
-                        width w: Int, height h: Int, workers: Int) -> NoiseModel? {
-        let across = w / block, down = h / block
-        guard across > 0, down > 0 else { return nil }
-        let meanAbs = UnsafeMutablePointer<Float>.allocate(capacity: across * down)
-        let meanLevel = UnsafeMutablePointer<Float>.allocate(capacity: across * down)
-        defer { meanAbs.deallocate(); meanLevel.deallocate() }
-        let P = UncheckedSendable((fine, coarse, level, meanAbs, meanLevel))
-        Parallel.forEach(down, workers: max(1, min(workers, down))) { _, row in
-            lw_dn_block_stats(P.value.0, P.value.1, P.value.2, Int32(w), Int32(row * block), Int32(block),
-                              P.value.3 + row * across, P.value.4 + row * across)
-        }
+    /// The noise model of a band from its blocks' statistics (`lw_dn_block_stats`: each 16 × 16 block's mean
+    /// |detail| and mean level). Each block's mean |detail| is read as a Gaussian σ (× √(π/2)); per luminance bin
+    /// (16, on √L) the 20th percentile of the blocks' σ, so that flat blocks speak and blocks holding edges or
+    /// texture do not; then a + b · L fitted by least squares weighted by the bins' block counts. Each block is
+    /// summed by one thread in a fixed order, so the result does not depend on the thread count. Nil when the
+    /// image has no bin of 8 blocks.
+    static func fit(meanAbs: UnsafeMutablePointer<Float>, meanLevel: UnsafeMutablePointer<Float>, count: Int) -> NoiseModel? {
         let levels = 16
         var sigmas = [[Double]](repeating: [], count: levels)
-        for i in 0..<(across * down) {
+        for i in 0..<count {
             let l = min(max(Double(meanLevel[i]), 0), 1)
             sigmas[min(levels - 1, Int(l.squareRoot() * Double(levels)))].append(Double(meanAbs[i]) * (Double.pi / 2).squareRoot())
         }

@@ -1,3 +1,4 @@
+import CShims
 import Foundation
 
 /// `--rotate DEGREES` (−45…45; positive turns the picture counter-clockwise): straightens the frame and keeps the
@@ -51,16 +52,6 @@ public enum Rotate: DevelopModule {
         return (max(1, Int((k * W + 1e-9).rounded(.down))), max(1, Int((k * H + 1e-9).rounded(.down))))
     }
 
-    /// Keys' cubic convolution weights (a = −0.5) of taps −1, 0, 1, 2 at fraction `t` (they reproduce linear
-    /// ramps exactly, which the geometry tests rely on).
-    @inline(__always) static func cubicWeights(_ t: Float) -> SIMD4<Float> {
-        let t2 = t * t, t3 = t2 * t
-        return SIMD4(-0.5 * t3 + t2 - 0.5 * t,
-                     1.5 * t3 - 2.5 * t2 + 1,
-                     -1.5 * t3 + 2 * t2 + 0.5 * t,
-                     0.5 * t3 - 0.5 * t2)
-    }
-
     public static func apply(_ setting: Setting, to image: PlanarImage, context: inout DevelopContext) throws -> PlanarImage {
         let degrees = setting.degrees
         let size = croppedSize(width: image.width, height: image.height, degrees: degrees)
@@ -72,41 +63,19 @@ public enum Rotate: DevelopModule {
         // from offset (dx·c − dy·s, dx·s + dy·c) from the source's centre (y points down, so this turns the
         // picture counter-clockwise). Source index coordinates are continuous coordinates − 0.5.
         let sx0 = Double(W) / 2 - 0.5, sy0 = Double(H) / 2 - 0.5
-        let planes = [(image.r, out.r), (image.g, out.g), (image.b, out.b)] + (image.alpha.map { [($0, out.alpha!)] } ?? [])
-        let me = UncheckedSendable(planes)
+        var sources: [UnsafePointer<Float>?] = [UnsafePointer(image.r), UnsafePointer(image.g), UnsafePointer(image.b)]
+        if let a = image.alpha { sources.append(UnsafePointer(a)) }
+        let me = UncheckedSendable((sources, out))
         Parallel.forEach(size.height, workers: context.engine.workers(for: size.height)) { _, y in
-            let dy = Double(y) + 0.5 - Double(size.height) / 2
-            let planes = me.value
-            for x in 0..<w {
-                let dx = Double(x) + 0.5 - Double(w) / 2
-                let fx = sx0 + dx * c - dy * s, fy = sy0 + dx * s + dy * c
-                let ix = Int(fx.rounded(.down)), iy = Int(fy.rounded(.down))
-                let wx = cubicWeights(Float(fx - Double(ix))), wy = cubicWeights(Float(fy - Double(iy)))
-                let interior = ix >= 1 && ix + 2 < W && iy >= 1 && iy + 2 < H
-                for (src, dst) in planes {
-                    // The 4×4 taps, edge pixels replicated outside the frame; the same sums either way.
-                    var t0, t1, t2, t3: SIMD4<Float>
-                    if interior {
-                        let p = UnsafeRawPointer(src + (iy - 1) * W + ix - 1), stride = W * MemoryLayout<Float>.stride
-                        t0 = p.loadUnaligned(as: SIMD4<Float>.self)
-                        t1 = p.loadUnaligned(fromByteOffset: stride, as: SIMD4<Float>.self)
-                        t2 = p.loadUnaligned(fromByteOffset: 2 * stride, as: SIMD4<Float>.self)
-                        t3 = p.loadUnaligned(fromByteOffset: 3 * stride, as: SIMD4<Float>.self)
-                    } else {
-                        func row(_ j: Int) -> SIMD4<Float> {
-                            let r = src + min(H - 1, max(0, iy - 1 + j)) * W
-                            return SIMD4(r[min(W - 1, max(0, ix - 1))], r[min(W - 1, max(0, ix))],
-                                         r[min(W - 1, max(0, ix + 1))], r[min(W - 1, max(0, ix + 2))])
-                        }
-                        t0 = row(0); t1 = row(1); t2 = row(2); t3 = row(3)
-                    }
-                    var column: SIMD4<Float> = wy[0] * t0
-                    column += wy[1] * t1
-                    column += wy[2] * t2
-                    column += wy[3] * t3
-                    let v: SIMD4<Float> = column * wx
-                    dst[y * w + x] = (v[0] + v[1]) + (v[2] + v[3])
-                }
+            let (sources, out) = me.value
+            // Along an output row the source position moves by (c, s) a pixel: a straight line (lw_bicubic_line).
+            let dy = Double(y) + 0.5 - Double(size.height) / 2, dx = 0.5 - Double(w) / 2
+            let o = y * w
+            var outs: [UnsafeMutablePointer<Float>?] = [out.r + o, out.g + o, out.b + o]
+            if let a = out.alpha { outs.append(a + o) }
+            sources.withUnsafeBufferPointer { planes in
+                lw_bicubic_line(planes.baseAddress!, Int32(planes.count), Int32(W), Int32(H),
+                                sx0 + dx * c - dy * s, sy0 + dx * s + dy * c, c, s, Int32(w), &outs)
             }
         }
         // Cubic overshoot must not make coverage leave 0…1.

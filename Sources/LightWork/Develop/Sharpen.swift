@@ -81,8 +81,8 @@ enum LuminanceSharpener {
         let kr = Float(yRow[1, 0]), kg = Float(yRow[1, 1]), kb = Float(yRow[1, 2])
         let taps = gaussianTaps(sigma: sigma)
         let r = taps.count / 2
-        let luma = UnsafeMutablePointer<Float>.allocate(capacity: w * h)
-        defer { luma.deallocate() }
+        let luma = PlanarImage.allocatePlane(w * h)
+        defer { PlanarImage.freePlane(luma) }
         let me = UncheckedSendable(image), lp = UncheckedSendable(luma)
 
         Parallel.forEach(h, workers: engine.workers(for: h)) { _, y in

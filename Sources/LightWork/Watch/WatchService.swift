@@ -54,6 +54,9 @@ public final class WatchService {
     private var overflowed = false
     /// Paths whose current signature is known to be handled (same content touched again), so events do not rehash them.
     private var handledSignatures: [String: FileSignature] = [:]
+    /// Output path → input of every output LightWork wrote into the folder: other runs' (convert, shards, earlier
+    /// watches, read from the folder's ledgers at start), then this journal's, kept up to date as files finish.
+    private var folderOwners: [String: String] = [:]
     /// Failed files `--retry-failed` tries once more, until each is dispatched.
     private var retrying: Set<String> = []
     private var recentFailures: [WatchStatus.Failure] = []
@@ -178,6 +181,7 @@ public final class WatchService {
             let exports = try ExportLedger.open(folder: folder, shard: nil)
             let command = "watch (journal \(configuration.journalURL.path))"
             try store.record(into: exports, command: command, history: history, scope: .folder)
+            folderOwners = history.owners.merging(ledger.owners) { $1 }
             try store.commit()
             try exports.retireRuns(command: command, keeping: store.ledgerRun)
         } catch {
@@ -296,7 +300,7 @@ public final class WatchService {
         let seq = ledger.takeSeq()
         let reserved = Set(inFlight.values.map { $0.job.output.lowercased() })
         let out = converter.outputDirectory
-        let plan = BatchPlanner.plan(items: [item(rel)], rules: configuration.rules, owners: ledger.owners, firstIndex: seq, indexWidth: 4) { candidate in
+        let plan = BatchPlanner.plan(items: [item(rel)], rules: configuration.rules, owners: folderOwners, firstIndex: seq, indexWidth: 4) { candidate in
             if reserved.contains(candidate.lowercased()) { return true }
             var st = stat()
             return lstat(out.appendingPathComponent(candidate).path, &st) == 0
@@ -337,6 +341,7 @@ public final class WatchService {
         entry.input.index = seq
         try ledger.append(WatchRecord(op: .done, seq: seq, path: rel, sha256: sha, signature: signature, entry: entry, settingsDigest: digest))
         handledSignatures[rel] = nil
+        if entry.status == .converted, let output = entry.output?.path { folderOwners[output] = rel }
         store.insert(entry, settingsDigest: digest)
         if entry.status == .failed {
             failedThisRun += 1
