@@ -33,20 +33,24 @@ let package = Package(
         // libavif 0.11 (aom encodes, dav1d decodes) and libjxl 0.7 with its thread runner: AVIF and JPEG XL in and out.
         systemLibrary("CAVIF", "libavif", "libavif-dev"),
         systemLibrary("CJXL", "libjxl", "libjxl-dev"),
+        // libwebp with its mux/demux (ICCP, EXIF, XMP chunks): WebP input and output (libwebpmux.pc requires libwebp; the modulemap links all three).
+        systemLibrary("CWebP", "libwebpmux", "libwebp-dev"),
+        // libheif 1.15 (libde265 decoding, x265 encoding): HEIF/HEIC input and output.
+        systemLibrary("CHeif", "libheif", "libheif-dev"),
         // The few calls Swift cannot make: variadic TIFF calls, setjmp error handling, LittleCMS TYPE_* macros, F16C.
         .target(name: "CShims", dependencies: ["CLCMS2", "CTIFF", "CJPEG", "CPNG", "CDeflate"]),
         // LibRaw's C++ stream interface: an in-memory input that records how far the loader read (truncation).
         .target(name: "CLibRawStream", dependencies: ["CLibRaw", "CJPEG"]),
         // exiv2's C++ API behind a C one (lw_exiv2.h): descriptive fields in, XMP packets and IIM out.
         .target(name: "CExiv2Shim", dependencies: ["CExiv2"]),
-        .target(name: "LightWork", dependencies: ["CLibRaw", "CLibRawStream", "CExiv2", "CExiv2Shim", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CShims", "CSodium", "CLensfun", "CSQLite", "CAVIF", "CJXL"]),
+        .target(name: "LightWork", dependencies: ["CLibRaw", "CLibRawStream", "CExiv2", "CExiv2Shim", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CShims", "CSodium", "CLensfun", "CSQLite", "CAVIF", "CJXL", "CWebP", "CHeif"]),
         .executableTarget(name: "lightwork", dependencies: ["LightWork"]),
         .executableTarget(name: "LightWorkTools", dependencies: ["LightWork", "CShims", "CTIFF", "CSodium", "CLensfun"]),
         // The fuzz targets' bodies, for the fuzzer and the tests that replay its corpora; `lightwork` does not link them.
         .target(name: "LightWorkFuzzBodies", dependencies: ["LightWork"]),
         // libFuzzer targets for LightWork's parsers: a stub in ordinary builds, the fuzzer under `make fuzz`.
         .executableTarget(name: "LightWorkFuzz", dependencies: ["LightWorkFuzzBodies"]),
-        .testTarget(name: "LightWorkTests", dependencies: ["LightWork", "LightWorkFuzzBodies", "CShims", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CLibRaw", "CSodium", "CSQLite", "CAVIF", "CJXL"]),
+        .testTarget(name: "LightWorkTests", dependencies: ["LightWork", "LightWorkFuzzBodies", "CShims", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CLibRaw", "CSodium", "CSQLite", "CAVIF", "CJXL", "CHeif"]),
     ]
 )
 

@@ -41,6 +41,10 @@ T3=$LAST_SECS
 printf "  ratio (dcraw_emu time / lightwork time): TIFF %.2fx, deflate %.2fx, JPEG %.2fx  (>= 1 is as fast or faster)\n" \
   "$(awk "BEGIN{print $REF/$T1}")" "$(awk "BEGIN{print $REF/$T2}")" "$(awk "BEGIN{print $REF/$T3}")"
 echo "  targets: not slower than dcraw_emu for one image; peak RSS under 600 MiB"
+
+echo
+echo "Encoding that ${MP} MP render (its 16-bit TIFF) in each output format, default options and each flag on: seconds and MB"
+"$TOOLS" bench --only encode --image "$DIR/tiff/bench.tif" | sed 's/^/  /'
 fi
 
 if [ "$SECTION" = all ]; then

@@ -2,7 +2,8 @@
 # Installs what LightWork needs on Debian when it is missing: the C libraries' -dev packages (found
 # through pkg-config); with --bench, the peers used for comparison; with --test, what the integration tests
 # drive: headless Chromium (the verify HTML report), Slurm and munge (scripts/slurm-test-cluster.sh),
-# dcraw_emu (the LibRaw cross-check, RawGeometryTests) and exiftool (the independent EXIF reader; DNG variants).
+# dcraw_emu (the LibRaw cross-check, RawGeometryTests), exiftool (the independent EXIF reader; DNG variants), and
+# libwebp's and libheif's own tools (cwebp/dwebp/webpmux, heif-enc/heif-convert: WebP and HEIF test files).
 # Safe to run again: it only installs what
 # pkg-config or PATH cannot find.
 set -euo pipefail
@@ -33,6 +34,10 @@ check exiv2 libexiv2-dev
 check libavif libavif-dev
 check libjxl libjxl-dev
 check libjxl_threads libjxl-dev
+# WebP (libwebp with its mux/demux for the ICCP/EXIF/XMP chunks) and HEIF (libheif with its libde265 and x265 plugins).
+check libwebpmux libwebp-dev
+check libwebpdemux libwebp-dev
+check libheif libheif-dev
 if [ "$want_bench" = 1 ]; then
   command -v dcraw_emu >/dev/null 2>&1 || missing+=(libraw-bin)
   command -v /usr/bin/time >/dev/null 2>&1 || missing+=(time)
@@ -48,6 +53,9 @@ if [ "$want_test" = 1 ]; then
   command -v exiftool >/dev/null 2>&1 || missing+=(libimage-exiftool-perl)
   # TIFFInputTests and LosslessPathTests read outputs back with an independent reader: ImageMagick's convert.
   command -v convert >/dev/null 2>&1 || missing+=(imagemagick)
+  # WebPCodecTests and HEIFCodecTests make inputs and decode outputs with the formats' own tools.
+  for tool in cwebp dwebp webpmux; do command -v "$tool" >/dev/null 2>&1 || { missing+=(webp); break; }; done
+  for tool in heif-enc heif-convert; do command -v "$tool" >/dev/null 2>&1 || { missing+=(libheif-examples); break; }; done
   # CompletionTests checks the zsh completion script with zsh -n.
   command -v zsh >/dev/null 2>&1 || missing+=(zsh)
   # AVIFJXLTests make inputs with the libraries' own encoders and decode outputs with their own decoders.

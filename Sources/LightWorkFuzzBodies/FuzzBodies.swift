@@ -143,6 +143,19 @@ package enum FuzzBodies {
         _ = try? RGBDecoder.decode(data: data, options: options)
     }
 
+    /// WebP and HEIF files: the header probes the batch parent runs on them (plain Swift over RIFF chunks and
+    /// HEIF boxes), then the decode (libwebp, libheif) with the same pixel cap.
+    static func container(_ data: Data) {
+        let file = FileBytes(data)
+        for codec in [WebPCodec(), HEIFCodec()] as [any ImageCodec] {
+            _ = codec.matches(file)
+            _ = codec.pixelCount(file)
+            _ = codec.captureInfo(file)
+            _ = codec.completeness(file)
+        }
+        rgb(data)
+    }
+
     /// A file the long-lived watch process judges before converting (`FileCompleteness`, through pread), whole
     /// and cut in half as an upload in progress would be. A TIFF verdict must agree with the in-memory reading
     /// of the same bytes (`TIFFImageExtents` over a buffer), which the decoder uses.

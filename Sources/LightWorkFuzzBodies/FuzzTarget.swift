@@ -9,6 +9,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case cube, lutImage = "lut-image", lutFile = "lut-file", catalog, recipe, manifest, entitlements, exif, icc, jpeg, png, tiff, avif, jxl
     case workerReply = "worker-reply"
     case fileCompleteness = "file-completeness"
+    case webp, heif
 
     /// Runs the target's body on one input.
     package func run(_ data: Data) {
@@ -25,6 +26,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .jpeg, .png, .tiff, .avif, .jxl: FuzzBodies.rgb(data)
         case .workerReply: FuzzBodies.workerReply(data)
         case .fileCompleteness: FuzzBodies.fileCompleteness(data)
+        case .webp, .heif: FuzzBodies.container(data)
         }
     }
 }

@@ -24,7 +24,7 @@ let usage = """
                                       [--iso N]
       lightwork-tools make-bench-dng  -o FILE.dng [--width 6000 --height 4000] [--seed N] [--illuminant D65|A]
                                       [--truth FILE.json] [--srgb-png FILE.png]
-      lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels|highlights|develop-geometry|develop]
+      lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels|highlights|develop-geometry|develop|encode]
 
       lightwork-tools make-tiny-pngs -o DIR --count N [--size 16]
                                       N small 8-bit sRGB PNGs, each of its own colours, 1,000 to a subfolder
@@ -56,6 +56,7 @@ let usage = """
     --breakdown adds each filter's cost in a pass of its own and in cache (--only kernels: just the latter);
     --only highlights times decoding each --raw FILE (repeatable) with --highlights clip and reconstruct.
     --only develop times each develop module and the whole develop stage with every module on.
+    --only encode --image FILE.tif [--formats webp,heif] times each output format's writer on a 16-bit render.
     """
 
 /// What one run is asked to make.
@@ -195,6 +196,7 @@ func makeSample(_ request: SampleRequest, command: String) throws {
 /// `bench`: engine throughput on a synthetic frame, optionally a RAW decode.
 func runBenchmarks(_ arguments: ArraySlice<String>) throws {
     var width = 6000, height = 4000, raw: URL?, raws: [URL] = [], breakdown = false, only: String?
+    var image: URL?, formats: [String]?
     var engine = EngineConfiguration.detected
     var rest = arguments
     while let flag = rest.popFirst() {
@@ -206,6 +208,8 @@ func runBenchmarks(_ arguments: ArraySlice<String>) throws {
         case "--threads": engine = EngineConfiguration(threads: Int(value) ?? engine.threads)
         case "--raw": raw = URL(fileURLWithPath: value); raws.append(URL(fileURLWithPath: value))
         case "--only": only = value
+        case "--image": image = URL(fileURLWithPath: value)
+        case "--formats": formats = value.split(separator: ",").map(String.init)
         default: throw LightWorkError.usage("unknown option '\(flag)'\n\(usage)")
         }
     }
@@ -218,6 +222,10 @@ func runBenchmarks(_ arguments: ArraySlice<String>) throws {
     if only == "develop-geometry" { print(try SharpenGeometryBenchmark.run(width: width, height: height, engine: engine)) }
     if only == nil || only == "neutral" { print(RenderBenchmark.neutral(width: width, height: height, engine: engine)) }
     if only == "highlights" { print(try RenderBenchmark.highlights(urls: raws, engine: engine)); return }
+    if only == "encode" {
+        guard let image else { throw LightWorkError.usage("bench --only encode needs --image FILE.tif (a 16-bit render)") }
+        print(try FormatEncodeBenchmark.run(image: image, formats: formats, engine: engine)); return
+    }
     if only == "develop" { print(try DevelopBenchmark.run(width: width, height: height, engine: engine)) }
     if let raw { print(try RenderBenchmark.decode(url: raw, engine: engine)) }
 }

@@ -36,7 +36,7 @@ final class CodecRegistryTests: XCTestCase {
 
     func testEveryOutputFormatIsWrittenAndReadBackByItsCodec() throws {
         let dir = try TestPaths.temporaryDirectory(self)
-        XCTAssertEqual(CodecRegistry.formatNames, ["tiff16", "tiff8", "jpeg", "png", "png16", "avif", "avif10", "avif12", "jxl", "jxl16"])
+        XCTAssertEqual(CodecRegistry.formatNames, ["tiff16", "tiff8", "jpeg", "png", "png16", "webp", "avif", "avif10", "avif12", "jxl", "jxl16", "heif", "heif10"])
         for format in CodecRegistry.outputFormats {
             let pixels = TestImages.pattern(width: 9, height: 5, channels: 3, depth: format.depth)
             let url = dir.appendingPathComponent("out-\(format.rawValue).\(format.fileExtension)")
@@ -55,7 +55,7 @@ final class CodecRegistryTests: XCTestCase {
     }
 
     func testInputExtensionsAndOptionsComeFromTheCodecs() throws {
-        XCTAssertEqual(InputWalker.imageExtensions, RawCodec.extensions.union(["jpg", "jpeg", "jpe", "png", "tif", "tiff", "avif", "jxl"]))
+        XCTAssertEqual(InputWalker.imageExtensions, RawCodec.extensions.union(["jpg", "jpeg", "jpe", "png", "tif", "tiff", "avif", "jxl", "webp", "heic", "heif", "hif"]))
         XCTAssertEqual(CodecRegistry.option("compression")?.values, .choice(["none", "deflate", "lzw"]))
         XCTAssertEqual(CodecRegistry.option("quality")?.values, .integer(1...100))
         XCTAssertNil(CodecRegistry.option("packbits"))

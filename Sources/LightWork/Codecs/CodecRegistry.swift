@@ -9,8 +9,10 @@ public enum CodecRegistry {
         TIFFCodec(),
         JPEGCodec(),
         PNGCodec(),
+        WebPCodec(),
         AVIFCodec(),
         JXLCodec(),
+        HEIFCodec(),
         RawCodec(),
     ]
 

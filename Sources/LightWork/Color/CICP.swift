@@ -3,7 +3,7 @@ import CShims
 import Foundation
 
 /// Coding-independent code points (ITU-T H.273: colour primaries, transfer characteristics, matrix coefficients),
-/// as AVIF's nclx box carries them: turned into an ICC profile for the device-RGB path on input, and chosen for an
+/// as AVIF's and HEIF's nclx boxes carry them: turned into an ICC profile for the device-RGB path on input, and chosen for an
 /// output colour space on output. Only standard-dynamic-range transfers are decoded; PQ and HLG are refused, since
 /// a display-referred SDR render of them needs tone mapping LightWork does not do.
 public struct CICP: Sendable, Equatable {
@@ -24,11 +24,13 @@ public struct CICP: Sendable, Equatable {
 
     /// "1/13/6": how manifests and `lightwork info` show it.
     public var description: String { "\(primaries)/\(transfer)/\(matrix)\(fullRange ? "" : " limited range")" }
+    /// "nclx 1/13/6 full range": HEIF's box, as the HEIF decoder's details name it.
+    public var nclxDescription: String { "nclx \(primaries)/\(transfer)/\(matrix) \(fullRange ? "full" : "limited") range" }
 
     // MARK: Input
 
     /// Primaries H.273 defines that an RGB file in practice uses (the codes: 1 BT.709/sRGB, 4 BT.470M, 5 BT.601 625,
-    /// 6/7 BT.601 525 and SMPTE 240M, 9 BT.2020, 11 DCI-P3, 12 Display P3).
+    /// 6/7 BT.601 525 and SMPTE 240M, 9 BT.2020, 11 DCI-P3, 12 Display P3, 22 EBU Tech 3213).
     static func primaries(_ code: UInt16) -> RGBPrimaries? {
         switch code {
         case 1: return .sRGB
@@ -38,6 +40,7 @@ public struct CICP: Sendable, Equatable {
         case 9: return RGBPrimaries(name: "bt2020", red: [0.708, 0.292], green: [0.170, 0.797], blue: [0.131, 0.046], white: [0.3127, 0.3290])
         case 11: return RGBPrimaries(name: "dci-p3", red: [0.680, 0.320], green: [0.265, 0.690], blue: [0.150, 0.060], white: [0.314, 0.351])
         case 12: return .displayP3
+        case 22: return RGBPrimaries(name: "ebu3213", red: [0.630, 0.340], green: [0.295, 0.605], blue: [0.155, 0.077], white: [0.3127, 0.3290])
         default: return nil
         }
     }
@@ -50,6 +53,8 @@ public struct CICP: Sendable, Equatable {
         case 1, 6, 14, 15: return (4, [1 / 0.45, 1 / 1.099, 0.099 / 1.099, 1 / 4.5, 0.081], "BT.709")
         case 4: return (1, [2.2], "gamma 2.2")
         case 5: return (1, [2.8], "gamma 2.8")
+        // SMPTE 240M: V = 1.1115 L^0.45 − 0.1115 above L = 0.0228, else 4 L.
+        case 7: return (4, [1 / 0.45, 1 / 1.1115, 0.1115 / 1.1115, 1 / 4.0, 0.0913], "SMPTE 240M")
         case 8: return (1, [1.0], "linear")
         case 13: return (4, [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045], "sRGB")
         default: return nil
@@ -92,6 +97,9 @@ public struct CICP: Sendable, Equatable {
         return r
     }
 
+    /// `input(model: .rgb, intent:)`: HEIF's primary image is RGB after libheif's YCbCr conversion.
+    public func input(intent: DecodeOptions.RenderingIntent) throws -> ICCInput { try input(model: .rgb, intent: intent) }
+
     /// A matrix/shaper (or grey TRC) profile for the primaries and curve; nil when LittleCMS refuses them.
     static func profile(_ p: RGBPrimaries, curve c: (type: Int32, params: [Double], name: String), gray: Bool, description: String) -> ICCProfile? {
         lw_lcms_quiet()
@@ -121,6 +129,9 @@ public struct CICP: Sendable, Equatable {
 
     /// The code points of an output colour space, with `matrix` for the YUV coding: sRGB is 1/13, Display P3 12/13;
     /// Adobe RGB and ProPhoto have no H.273 code, so they are "unspecified" and the embedded ICC profile alone says them.
+    /// `output(space, matrix: 6)`: BT.601 matrix, full range, what libheif encodes YCbCr with and viewers assume.
+    public static func output(for space: OutputColorSpace) -> CICP { output(space, matrix: 6) }
+
     public static func output(_ space: OutputColorSpace, matrix: UInt16) -> CICP {
         switch space {
         case .srgb: return CICP(primaries: 1, transfer: 13, matrix: matrix)

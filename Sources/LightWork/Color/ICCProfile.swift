@@ -41,11 +41,6 @@ public final class ICCProfile: @unchecked Sendable {
     /// A matrix/shaper RGB profile for `primaries` and `transfer`, with the given description.
     public static func rgb(primaries: RGBPrimaries, transfer: TransferFunction, description: String) -> ICCProfile {
         lw_lcms_quiet()
-        var white = cmsCIExyY(x: primaries.white.x, y: primaries.white.y, Y: 1)
-        var prim = cmsCIExyYTRIPLE(
-            Red: cmsCIExyY(x: primaries.red.x, y: primaries.red.y, Y: 1),
-            Green: cmsCIExyY(x: primaries.green.x, y: primaries.green.y, Y: 1),
-            Blue: cmsCIExyY(x: primaries.blue.x, y: primaries.blue.y, Y: 1))
         let curve: OpaquePointer
         switch transfer {
         case .linear: curve = cmsBuildGamma(nil, 1.0)
@@ -54,9 +49,20 @@ public final class ICCProfile: @unchecked Sendable {
             var p: [cmsFloat64Number] = [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045]
             curve = cmsBuildParametricToneCurve(nil, 4, &p)
         }
+        defer { cmsFreeToneCurve(curve) }
+        return rgb(primaries: primaries, curve: curve, description: description)
+    }
+
+    /// A matrix/shaper RGB profile for `primaries` with LittleCMS tone curve `curve` on every channel (the caller frees it).
+    static func rgb(primaries: RGBPrimaries, curve: OpaquePointer, description: String) -> ICCProfile {
+        lw_lcms_quiet()
+        var white = cmsCIExyY(x: primaries.white.x, y: primaries.white.y, Y: 1)
+        var prim = cmsCIExyYTRIPLE(
+            Red: cmsCIExyY(x: primaries.red.x, y: primaries.red.y, Y: 1),
+            Green: cmsCIExyY(x: primaries.green.x, y: primaries.green.y, Y: 1),
+            Blue: cmsCIExyY(x: primaries.blue.x, y: primaries.blue.y, Y: 1))
         var curves: [OpaquePointer?] = [curve, curve, curve]
         let h = cmsCreateRGBProfile(&white, &prim, &curves)!
-        cmsFreeToneCurve(curve)
         setText(h, cmsSigProfileDescriptionTag, description)
         setText(h, cmsSigCopyrightTag, "No copyright, use freely")
         cmsSetProfileVersion(h, 4.3)

@@ -3,7 +3,7 @@ import Foundation
 /// The RGB input path's single entry point: picks the decoding codec by the file's content, never its name (a
 /// `.jpg` that holds a PNG decodes as PNG); RAW (LibRaw, the registry's fallback) is not this path.
 public enum RGBDecoder {
-    /// Decodes JPEG or PNG bytes into upright device-RGB pixels (`kind: .rgb`).
+    /// Decodes JPEG, PNG, WebP or HEIF bytes (any non-RAW decoding codec's) into upright device-RGB pixels (`kind: .rgb`).
     /// Throws `.emptyFile`, `.unsupportedFormat` (no RGB codec's signature), `.decodeFailed`, `.tooManyPixels`.
     public static func decode(data: Data, options: DecodeOptions) throws -> DecodedImage {
         guard !data.isEmpty else { throw LightWorkError.emptyFile }

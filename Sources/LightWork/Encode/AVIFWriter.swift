@@ -37,8 +37,7 @@ public struct AVIFWriter: ImageWriter {
         image.pointee.yuvRange = AVIF_RANGE_FULL
         withOptionalBytes(settings.iccProfile) { p, n in if let p { avifImageSetProfileICC(image, p, n) } }
         withOptionalBytes(settings.exif) { p, n in if let p { avifImageSetMetadataExif(image, p, n) } }
-        // XMP hook: when EncodeSettings carries an XMP packet (the metadata helper's field), set it here with
-        // avifImageSetMetadataXMP(image, bytes, count).
+        withOptionalBytes(settings.xmpPacket) { p, n in if let p { avifImageSetMetadataXMP(image, p, n) } }
 
         // libavif takes RGB or RGBA only: grey is spread over three channels (4:0:0 keeps only Y).
         let outChannels = pixels.hasAlpha ? 4 : 3

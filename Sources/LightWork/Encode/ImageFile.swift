@@ -17,7 +17,7 @@ public struct ImageFile: Sendable {
     public let height: Int
     /// 1 (grey), 2 (grey+alpha), 3 (RGB) or 4 (RGBA).
     public let channels: Int
-    /// 8 or 16: the samples are not scaled, so an 8-bit file holds values 0…255.
+    /// 8 or 16, or the file's own narrower depth (10 for heif10): the samples are not scaled, so an 8-bit file holds values 0…255.
     public let bitDepth: Int
     /// The embedded ICC profile (TIFF tag 34675, JPEG APP2, PNG iCCP), nil when none.
     public let iccProfile: Data?

@@ -38,8 +38,9 @@ public struct JXLWriter: ImageWriter {
         info.uses_original_profile = lossless ? 1 : 0
         info.orientation = JXL_ORIENT_IDENTITY
         let exif = settings.exif.map { Data([0, 0, 0, 0]) + $0 }   // the box starts with the TIFF header's offset
-        // XMP hook: when EncodeSettings carries an XMP packet (the metadata helper's field), add it as an "xml " box.
-        if exif != nil {
+        // EXIF and XMP go in boxes of the container ("Exif", "xml ").
+        let boxes: [(type: String, bytes: Data)] = [exif.map { ("Exif", $0) }, settings.xmpPacket.map { ("xml ", $0) }].compactMap { $0 }
+        if !boxes.isEmpty {
             guard JxlEncoderUseContainer(enc, 1) == JXL_ENC_SUCCESS, JxlEncoderUseBoxes(enc) == JXL_ENC_SUCCESS else { throw fail("refused boxes") }
         }
         guard JxlEncoderSetBasicInfo(enc, &info) == JXL_ENC_SUCCESS else { throw fail("refused the image header") }
@@ -50,13 +51,13 @@ public struct JXLWriter: ImageWriter {
             return JxlEncoderSetColorEncoding(enc, &srgb) == JXL_ENC_SUCCESS
         }
         guard colourSet else { throw fail("refused the ICC profile") }
-        if let exif {
-            let added: Bool = exif.withUnsafeBytes { raw in
-                JxlEncoderAddBox(enc, "Exif", raw.bindMemory(to: UInt8.self).baseAddress, raw.count, 0) == JXL_ENC_SUCCESS
+        for box in boxes {
+            let added: Bool = box.bytes.withUnsafeBytes { raw in
+                JxlEncoderAddBox(enc, box.type, raw.bindMemory(to: UInt8.self).baseAddress, raw.count, 0) == JXL_ENC_SUCCESS
             }
-            guard added else { throw fail("refused the Exif box") }
-            JxlEncoderCloseBoxes(enc)
+            guard added else { throw fail("refused the \(box.type) box") }
         }
+        if !boxes.isEmpty { JxlEncoderCloseBoxes(enc) }
 
         guard let frame = JxlEncoderFrameSettingsCreate(enc, nil) else { throw fail("could not create frame settings") }
         guard JxlEncoderFrameSettingsSetOption(frame, JXL_ENC_FRAME_SETTING_EFFORT, Int64(settings.options.int(JXLCodec.effort))) == JXL_ENC_SUCCESS,
