@@ -1,3 +1,5 @@
+import CLCMS2
+import CShims
 import Foundation
 import XCTest
 @testable import LightWork
@@ -23,7 +25,18 @@ final class ConvertPipelineTests: XCTestCase {
                 XCTAssertEqual(file.channels, 3)
                 XCTAssertEqual(file.width, entry.input.width)
                 XCTAssertEqual(file.height, entry.input.height)
-                XCTAssertEqual(file.iccProfile, ICCProfile.embedded(for: spec.export.colorSpace), "\(format) embeds the \(spec.export.colorSpace) profile")
+                let expected = ICCProfile.embedded(for: spec.export.colorSpace)
+                if format.codecName == "jxl", file.iccProfile != expected {
+                    // Lossy JPEG XL stores a profile it recognises as its own colour encoding; libjxl reads it back as
+                    // a profile of its own making, which must describe the same colours.
+                    let back = try XCTUnwrap(file.iccProfile.flatMap(ICCProfile.init(data:)), "\(format) has a profile")
+                    let difference = try Self.largestDifference(back, try XCTUnwrap(ICCProfile(data: expected)))
+                    print("\(format): libjxl's profile against the embedded one: largest difference \(difference) (of 1)")
+                    // Measured 0.0011 (libjxl 0.7's sRGB against LightWork's); lossy anyway.
+                    XCTAssertLessThan(difference, 1.0 / 256, "\(format)'s colour encoding is the \(spec.export.colorSpace) profile's")
+                } else {
+                    XCTAssertEqual(file.iccProfile, expected, "\(format) embeds the \(spec.export.colorSpace) profile")
+                }
                 XCTAssertEqual(out.sha256, try SHA256.hex(fileAt: dir.appendingPathComponent(out.path)))
                 XCTAssertEqual(entry.input.sha256, try SHA256.hex(fileAt: url))
                 XCTAssertEqual(entry.input.kind, "raw")
@@ -53,5 +66,20 @@ final class ConvertPipelineTests: XCTestCase {
         let entry = try FileConverter(spec: ConvertSpec(outputDirectory: dir)).convert(InputItem(url: stripped, displayPath: stripped.path, relativePath: "stripped.dng"))
         XCTAssertEqual(entry.status, .failed)
         XCTAssertEqual(entry.reason?.hasPrefix("image has no picture data"), true, entry.reason ?? "")
+    }
+
+    /// The largest channel difference (0…1) between converting a 9×9×9 grid of RGB values from `a` and from `b` into
+    /// `b`'s space, by LittleCMS in floating point: how far apart two profiles say the same colours are.
+    static func largestDifference(_ a: ICCProfile, _ b: ICCProfile) throws -> Double {
+        let format = LW_TYPE_RGB_DBL
+        guard let t = cmsCreateTransform(a.handle, format, b.handle, format, UInt32(INTENT_RELATIVE_COLORIMETRIC), UInt32(cmsFLAGS_NOOPTIMIZE)) else {
+            throw LightWorkError.colour("LittleCMS cannot convert between the two profiles")
+        }
+        defer { cmsDeleteTransform(t) }
+        var grid: [Double] = []
+        for r in 0...8 { for g in 0...8 { for b in 0...8 { grid += [Double(r) / 8, Double(g) / 8, Double(b) / 8] } } }
+        var out = [Double](repeating: 0, count: grid.count)
+        cmsDoTransform(t, grid, &out, UInt32(grid.count / 3))
+        return zip(grid, out).map { abs($0 - $1) }.max() ?? 0
     }
 }
