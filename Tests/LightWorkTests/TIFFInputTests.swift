@@ -192,6 +192,16 @@ final class TIFFInputTests: XCTestCase, LosslessConversion {
         XCTAssertEqual(paletteGot, indices.flatMap { i in [map[Int(i)], map[256 + Int(i)], map[512 + Int(i)], 65535] })
     }
 
+    /// A two-page TIFF (ImageMagick's, an independent writer) converts its first page, with a note naming the count.
+    func testMultiPageTIFFConvertsPageOneAndSaysSo() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let file = dir.appendingPathComponent("pages.tif")
+        _ = try CodecTools.run("convert", ["-size", "4x4", "xc:#ff0000", "xc:#0000ff", "-depth", "8", "-compress", "none", file.path])
+        let (entry, got) = try convert(try Data(contentsOf: file), name: "pages.tif", format: .png16)
+        XCTAssertEqual(Array(got.prefix(4)), [65535, 0, 0, 65535], "page 1 is the red one")
+        XCTAssertTrue(entry.notes.contains("multi-page TIFF: page 1 of 2 converted, the other pages left out"), "\(entry.notes)")
+    }
+
     /// CMYK through LittleCMS with the embedded SWOP profile, against LittleCMS in double precision; without a
     /// profile the naive conversion with its note, as for JPEG.
     func testCMYKWithAndWithoutAProfile() throws {

@@ -94,6 +94,9 @@ public enum TIFFDecoder {
         }
         if clipped > 0 { notes.append("\(clipped) float sample(s) outside 0…1 clipped") }
 
+        // A multi-page file (a scanner's batch, a fax) is converted by its first page: said, never silent.
+        let pages = Int(TIFFNumberOfDirectories(tif))
+        if pages > 1 { notes.append("multi-page TIFF: page 1 of \(pages) converted, the other pages left out") }
         let metadata = TIFFCodec.tiffMetadata(tif) ?? ImageMetadata()   // after the pixels: it changes libtiff's directory
         let orientation = metadata.orientation.flatMap(Orientation.init(rawValue:)) ?? .up
         var result = DecodedImage(image: stored.uprighted(orientation), kind: .rgb, metadata: metadata, notes: notes,
