@@ -251,6 +251,38 @@ final class AVIFJXLTests: XCTestCase {
         XCTAssertLessThan(float.max, 0.3)
     }
 
+    // MARK: Grey inputs
+
+    /// A grey (one-channel) 8-bit PNG made into AVIF 4:0:0 and JPEG XL grey, each lossless: every pixel comes back
+    /// as R = G = B = its grey value (the files carry no ICC; grey is sRGB-encoded, as both tools signal it).
+    func testGreyAVIFAndJXLInputsComeBackAsTheirGreyValues() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let w = Self.width, h = Self.height
+        var grey = EncodedPixels(width: w, height: h, channels: 1, depth: .eight)
+        for i in 0..<(w * h) { grey.samples8[i] = UInt8(20 + (i * 7) % 216) }
+        let png = dir.appendingPathComponent("grey.png")
+        try PNGWriter().write(grey, settings: EncodeSettings(format: .png), to: png)
+        let avif = dir.appendingPathComponent("grey.avif"), jxl = dir.appendingPathComponent("grey.jxl")
+        try tool("avifenc", ["-l", "-d", "8", "-y", "400", "-s", "10", png.path, avif.path])
+        try tool("cjxl", [png.path, jxl.path, "-d", "0", "-e", "3"])
+        for url in [avif, jxl] {
+            let d = try decode(url)
+            XCTAssertEqual(d.image.width, w); XCTAssertEqual(d.image.height, h)
+            var worst = 0, spread = 0
+            for y in 0..<h {
+                for x in 0..<w {
+                    let p = d.image.pixel(x: x, y: y), v = Int(grey.samples8[y * w + x])
+                    let codes = (0..<3).map { Int((Double(p[$0]) * 255).rounded()) }
+                    worst = max(worst, codes.map { abs($0 - v) }.max()!)
+                    spread = max(spread, codes.max()! - codes.min()!)
+                }
+            }
+            print("\(url.lastPathComponent): largest 8-bit code error \(worst), largest R/G/B spread \(spread) (\(d.sourceProfile))")
+            XCTAssertEqual(worst, 0, url.lastPathComponent)
+            XCTAssertEqual(spread, 0, url.lastPathComponent)
+        }
+    }
+
     // MARK: Bad files
 
     func testBadAVIFAndJXLFilesFailAloneWithOneLine() throws {
