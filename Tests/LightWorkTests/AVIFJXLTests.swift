@@ -251,6 +251,33 @@ final class AVIFJXLTests: XCTestCase {
         XCTAssertLessThan(float.max, 0.3)
     }
 
+    /// A JPEG whose EXIF says orientation 6, recompressed losslessly by cjxl (which puts 6 into the codestream and
+    /// keeps the EXIF): the JXL decodes upright once, to the pixels libjpeg gives the JPEG (turned by its EXIF).
+    func testJXLCodestreamOrientationIsAppliedOnce() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let jpg = dir.appendingPathComponent("t.jpg"), jxl = dir.appendingPathComponent("t.jxl")
+        try JPEGWriter().write(Self.truthPixels(depth: .eight, alpha: false), settings: EncodeSettings(format: .jpeg), to: jpg)
+        let exif = try CLIRunner.capture(URL(fileURLWithPath: "/usr/bin/exiftool"), ["-q", "-overwrite_original", "-n", "-Orientation=6", jpg.path])
+        XCTAssertEqual(exif.status, 0)
+        let info = try tool("cjxl", [jpg.path, jxl.path])
+        XCTAssertTrue(try tool("jxlinfo", [jxl.path]).contains("Orientation: 6"), info)
+        let fromJPEG = try decode(jpg), fromJXL = try decode(jxl)
+        XCTAssertEqual(fromJXL.image.width, Self.height); XCTAssertEqual(fromJXL.image.height, Self.width)
+        XCTAssertEqual(fromJPEG.image.width, Self.height)
+        var worst = 0.0
+        for y in 0..<fromJXL.image.height {
+            for x in 0..<fromJXL.image.width {
+                let a = fromJXL.image.pixel(x: x, y: y), b = fromJPEG.image.pixel(x: x, y: y)
+                worst = max(worst, (0..<3).map { abs(Double(a[$0]) - Double(b[$0])) }.max()!)
+            }
+        }
+        print("JPEG XL recompressed JPEG, orientation 6: largest difference from libjpeg's upright pixels \(worst * 255) codes")
+        XCTAssertLessThan(worst * 255, 8)   // measured 3.1: libjxl's and libjpeg's decodes of the same coefficients
+        // Turned once: the upright top-left pixel is the stored bottom-left one (red low, green high).
+        let corner = fromJXL.image.pixel(x: 0, y: 0)
+        XCTAssertGreaterThan(Double(corner.y), Double(corner.x) + 0.5, "orientation 6 applied once, not twice or never")
+    }
+
     // MARK: Grey inputs
 
     /// A grey (one-channel) 8-bit PNG made into AVIF 4:0:0 and JPEG XL grey, each lossless: every pixel comes back
