@@ -154,7 +154,7 @@ enum ConvertCommand {
         }
         // Outputs an earlier run recorded here are this export's own (see CollisionPolicy): every run's in the folder's
         // ledgers (whole runs, shard splits, watches), and the outputs an interrupted run announced before writing them.
-        let plan = BatchPlanner.plan(paths: parsed.positionals, rules: rules, outputDirectory: output, owners: history.owners,
+        let plan = BatchPlanner.plan(paths: parsed.positionals, rules: rules, outputDirectory: output, owner: history.owner(ofOutput:),
                                      intents: OutputIntents.all(first: manifestURL, in: output))
         if plan.jobs.isEmpty {
             console.error(!plan.filteredOut.isEmpty ? "none of the \(plan.filteredOut.count + plan.excluded) image(s) found is taken by "
@@ -163,7 +163,7 @@ enum ConvertCommand {
                                             : "no images found in \(parsed.positionals.joined(separator: ", "))")
             return 1
         }
-        let toConvert = plan.jobs.filter { $0.outputPath != nil }.count
+        let toConvert = plan.jobs.reduce(0) { $0 + ($1.outputPath != nil ? 1 : 0) }
         let fitted = BatchArguments.fitted(batch, files: toConvert, parsed)
         let runner = BatchRunner(converter: converter, manifestURL: manifestURL, configuration: fitted)
         do { try runner.record(into: ledger, history: history, scope: scope) } catch {

@@ -43,6 +43,8 @@ enum ManifestCommand {
         let console = Console(mode: .normal, json: false)
         let output: URL
         var inputs: [(name: String, manifest: Manifest)] = []
+        // Shards recorded in ledgers: their entries are streamed from there, never held at once.
+        var ledgerShards: [(name: String, url: URL, header: Manifest)] = []
         var expected: Int?
         var fromFolder = false
         var folders: [String] = []
@@ -71,7 +73,7 @@ enum ManifestCommand {
                 for (name, source) in found {
                     switch source {
                     case .manifest(let file): paths.append(file)
-                    case .ledger(let manifest): inputs.append((name, manifest))
+                    case let .ledger(url, header): ledgerShards.append((name, url, header))
                     }
                 }
             }
@@ -87,22 +89,51 @@ enum ManifestCommand {
             FileHandle.standardError.write(Data("lightwork manifest merge: \(error)\nRun 'lightwork manifest --help' for usage.\n".utf8))
             return 2
         }
-        let result: ManifestMerge.Result
+        var result: ManifestMerge.Result
+        var summary = Manifest.Summary()
         do {
-            result = try ManifestMerge.merge(inputs, expectedShardCount: expected)
-            var written = result.manifest
-            // One folder's split: the merged run joins the folder's ledger, and the manifest covers the folder.
-            if folders.count == 1, let folder = folders.first {
-                let ledger = try ExportLedger.open(folder: URL(fileURLWithPath: folder), shard: nil)
-                let before = try FolderHistory.load(ledger: ledger.url)
-                var run = result.manifest
-                run.scope = .folder
-                let id = try ledger.importRun(run, command: "manifest merge")
-                let merged = ExportLedger.Run(id: id, command: "manifest merge", settingsDigest: run.settingsDigest, header: run)
-                written = before.adding(merged, ledger: ledger.url.lastPathComponent, run.entries.map { ($0, run.settingsDigest) })
-                    .manifest(header: run)
+            result = try ManifestMerge.mergeHeaders(ledgerShards.map { ($0.name, $0.header) } + inputs, expectedShardCount: expected)
+            let shards = try FolderHistory.load(separately: ledgerShards.map(\.url))
+            let fromFiles = ManifestMerge.inInputOrder(inputs.flatMap(\.manifest.entries))
+            summary = try shards.summary()
+            for e in fromFiles { summary.count(e.status) }
+            var failed: [Manifest.Entry] = []
+            // The ledgers' entries in input order, the manifest files' among them (after them on a tie, as they were given).
+            func forEachMerged(_ body: (Manifest.Entry) throws -> Void) throws {
+                var next = fromFiles.startIndex
+                func take(_ e: Manifest.Entry) throws {
+                    if e.status == .failed { failed.append(e) }
+                    try body(e)
+                }
+                try shards.forEachCurrent(inputOrder: true) { c in
+                    let key = c.entry.input.index ?? Int.max
+                    while next < fromFiles.endIndex, (fromFiles[next].input.index ?? Int.max) < key {
+                        try take(fromFiles[next])
+                        next += 1
+                    }
+                    try take(FolderHistory.listed(c, settingsDigest: result.manifest.settingsDigest))
+                }
+                for e in fromFiles[next...] { try take(e) }
             }
-            try AtomicFile.write(data: try written.encoded(), to: output)
+            var run = result.manifest
+            run.summary = summary
+            if folders.count == 1, let folder = folders.first {
+                // One folder's split: the merged run joins the folder's ledger, and the manifest covers the folder.
+                let ledger = try ExportLedger.open(folder: URL(fileURLWithPath: folder), shard: nil)
+                run.scope = .folder
+                let id = try ledger.beginRun(run, command: "manifest merge")
+                try ledger.insertAll(run: id) { (add: (Manifest.Entry, String) throws(LightWorkError) -> Void) throws(LightWorkError) in
+                    do { try forEachMerged { try add($0, run.settingsDigest) } } catch {
+                        throw error as? LightWorkError ?? .ledger("\(error)")
+                    }
+                }
+                try FolderHistory.load(ledger: ledger.url).writeManifest(header: run, to: output)
+            } else {
+                try ManifestStore.write(to: output) { file in
+                    try ManifestJSON.write(header: run, to: file) { emit in try forEachMerged(emit) }
+                }
+            }
+            result.failed = failed
         } catch {
             console.error("manifest merge: \(error)" + (fromFolder && expected == nil ? " (give --shards N to take one split's manifests)" : ""))
             return 2
@@ -115,15 +146,15 @@ enum ManifestCommand {
             console.error("\(name): that run stopped without finishing (killed, or still running); run the same command again to complete it")
         }
         for e in result.failed { console.error("\(e.input.path): \(e.reason ?? "failed")") }
-        let s = result.manifest.summary
+        let s = summary
         console.result("\(s.total) file(s): \(s.converted) converted, \(s.skipped) skipped, \(s.failed) failed"
                        + (result.shardCount.map { ", \($0 - result.missingShards.count) of \($0) shard(s)" } ?? "") + " -> \(output.path)")
         return result.isComplete ? 0 : 1
     }
 
     enum ShardSource {
-        /// A shard's ledger, rendered as its manifest.
-        case ledger(Manifest)
+        /// A shard's ledger, with its latest run's header (no entries).
+        case ledger(URL, header: Manifest)
         /// A shard manifest written before the ledger existed.
         case manifest(String)
     }
@@ -144,9 +175,9 @@ enum ManifestCommand {
         var found: [String: (k: Int, n: Int, name: String, source: ShardSource)] = [:]
         for s in shards(in: folder, prefix: "manifest.shard-", suffix: ".json") { found["\(s.k)/\(s.n)"] = (s.k, s.n, s.path, .manifest(s.path)) }
         for s in shards(in: ledgerDir, prefix: "ledger.shard-", suffix: ".sqlite") {
-            let history = try FolderHistory.load(ledger: URL(fileURLWithPath: s.path))
-            guard let run = history.latestRuns.values.first else { continue }
-            found["\(s.k)/\(s.n)"] = (s.k, s.n, s.path, .ledger(history.manifest(header: run.header)))
+            let url = URL(fileURLWithPath: s.path)
+            guard let run = try ExportLedger(url: url, readOnly: true).runs().last else { continue }
+            found["\(s.k)/\(s.n)"] = (s.k, s.n, s.path, .ledger(url, header: run.header))
         }
         return found.values.sorted { ($0.n, $0.k) < ($1.n, $1.k) }.map { ($0.name, $0.source) }
     }

@@ -76,6 +76,50 @@ final class ExportLedgerTests: XCTestCase {
         let m = history.manifest(header: header("B", started: "2026-01-01T00:05:00Z"))
         XCTAssertEqual(m.summary, Manifest.Summary(total: 4, converted: 3, skipped: 0, failed: 1))
         XCTAssertEqual(m.entries[0].notes.last, ManifestStore.otherSettingsNote("A"), "c.jpg was made with the first run's settings")
+
+        // The keyed lookups a batch plans and resumes with answer what the whole lists say.
+        XCTAssertEqual(history.owner(ofOutput: "a.jpg"), "a.dng")
+        XCTAssertEqual(history.owner(ofOutput: "c.jpg"), "c.dng")
+        XCTAssertNil(history.owner(ofOutput: "x.jpg"))
+        XCTAssertEqual(history.previous(path: "/shoot/c.dng", relativePath: "c.dng", settingsDigest: "A"), entry("c.dng", output: "c.jpg", index: 3))
+        XCTAssertEqual(history.previous(path: "/elsewhere/c.dng", relativePath: "c.dng", settingsDigest: "A")?.output?.path, "c.jpg",
+                       "an input moved is found by its relative path")
+        XCTAssertNil(history.previous(path: "/shoot/a.dng", relativePath: "a.dng", settingsDigest: "A"), "a.jpg was made again with B")
+        XCTAssertEqual(history.previous(path: "/shoot/b.dng", relativePath: "b.dng", settingsDigest: "B")?.output?.path, "b.jpg")
+        XCTAssertNil(history.previous(path: "/shoot/x.png", relativePath: "x.png", settingsDigest: "B"), "a failure is never reused")
+        XCTAssertTrue(history.hasReusable(settingsDigest: "A"))
+        XCTAssertFalse(history.hasReusable(settingsDigest: "C"))
+        XCTAssertTrue(history.hasOtherSettings(path: "/shoot/a.dng", relativePath: "a.dng", settingsDigest: "A"))
+        XCTAssertFalse(history.hasOtherSettings(path: "/shoot/c.dng", relativePath: "c.dng", settingsDigest: "A"))
+        XCTAssertEqual(try history.summary(), m.summary)
+        var streamed: [Manifest.Entry] = []
+        try history.forEachCurrent { streamed.append(FolderHistory.listed($0, settingsDigest: "B")) }
+        XCTAssertEqual(streamed, m.entries)
+        // What a run records replaces the current entry of its output, and an input's entry without output.
+        history.replace(with: entry("a.dng", output: "a.jpg", index: 1))
+        history.replace(with: entry("x.png", output: "x.jpg", index: 3))
+        var left: [String] = []
+        try history.forEachCurrent(replaced: false) { left.append($0.entry.input.relativePath) }
+        XCTAssertEqual(left, ["c.dng", "b.dng"])
+        XCTAssertEqual(try history.summary(replaced: false), Manifest.Summary(total: 2, converted: 2, skipped: 0, failed: 0))
+    }
+
+    /// Reading a run's entries stops at the first error its reader throws, and that error comes out.
+    func testReadingEntriesStopsAtTheReadersError() throws {
+        struct Stop: Error {}
+        let dir = try TestPaths.temporaryDirectory(self)
+        let ledger = try ExportLedger.open(folder: dir, shard: nil)
+        let run = try ledger.beginRun(header("D", started: "2026-01-01T00:00:00Z"), command: "convert")
+        try ledger.apply((1...3).map { .insert(entry("f-\($0).dng", output: "f-\($0).jpg", index: $0), settingsDigest: "D") }, run: run)
+        var read = 0
+        XCTAssertThrowsError(try ledger.forEachEntry(run: run) { _ in
+            read += 1
+            throw Stop()
+        }) { XCTAssertTrue($0 is Stop, "\($0)") }
+        XCTAssertEqual(read, 1, "no entry is read after the reader's error")
+        read = 0
+        try ledger.forEachEntry(run: run) { _ in read += 1 }
+        XCTAssertEqual(read, 3)
     }
 
     /// Recording an entry costs the same with 100,000 entries in the ledger as with 1,000 (checkpoints of 256).

@@ -79,13 +79,21 @@ public enum BatchPlanner {
     /// export's own. A file at a planned name that neither claims is someone else's: never overwritten under `--on-exist skip`.
     public static func plan(paths: [String], rules: PlanRules, outputDirectory: URL, owners recorded: [String: String],
                             intents: [String: String] = [:]) -> BatchPlan {
-        var owners = recorded
-        owners.merge(intents) { recorded, _ in recorded }
+        plan(paths: paths, rules: rules, outputDirectory: outputDirectory, owner: { recorded[$0] }, intents: intents)
+    }
+
+    /// Walks `paths` and plans them; `owner` gives the input (relative path) whose earlier run into the folder recorded
+    /// an output path (a lookup in its ledgers, `FolderHistory.owner(ofOutput:)`), `intents` the outputs interrupted
+    /// runs announced: both are this export's own. A file at a planned name that neither claims is someone else's:
+    /// never overwritten under `--on-exist skip`.
+    public static func plan(paths: [String], rules: PlanRules, outputDirectory: URL, owner recorded: @escaping (String) -> String?,
+                            intents: [String: String] = [:]) -> BatchPlan {
+        let owner = { (path: String) in recorded(path) ?? intents[path] }
         // The output folder is never an input: the walk leaves it out wherever it sits in the tree (or else a
         // second `convert shoot -o shoot/exports` converts the first one's exports again, film applied twice).
         let excluded = ExcludedFolders([outputDirectory])
         var seen: [String: Bool] = [:]
-        return plan(items: InputWalker.items(for: paths, excluding: excluded), rules: rules, owners: owners, refuse: { item in
+        return plan(items: InputWalker.items(for: paths, excluding: excluded), rules: rules, owner: owner, refuse: { item in
             // A file named on the command line (or a symlink) that lies there fails rather than being skipped: the
             // user asked for it, so a silent skip with exit 0 would say it was done.
             excluded.encloses(item.url.path, cache: &seen) ? insideOutputReason(outputDirectory) : nil
@@ -119,6 +127,12 @@ public enum BatchPlanner {
     /// (it fails, kind `usage`, and gets no name or index).
     public static func plan(items: [InputItem], rules: PlanRules, owners: [String: String] = [:], firstIndex: Int = 1, indexWidth: Int? = nil,
                             refuse: (InputItem) -> String? = { _ in nil }, exists: @escaping (String) -> Bool) -> BatchPlan {
+        plan(items: items, rules: rules, owner: { owners[$0] }, firstIndex: firstIndex, indexWidth: indexWidth, refuse: refuse, exists: exists)
+    }
+
+    /// `plan(items:owners:…)` with the owners as a lookup (`owner`: output path → the input relative path that wrote it).
+    public static func plan(items: [InputItem], rules: PlanRules, owner: @escaping (String) -> String?, firstIndex: Int = 1, indexWidth: Int? = nil,
+                            refuse: (InputItem) -> String? = { _ in nil }, exists: @escaping (String) -> Bool) -> BatchPlan {
         let kept = items.filter { rules.filter.accepts(relativePath: $0.relativePath) }
         var filteredOut: [BatchPlan.FilteredInput] = []
         var jobs: [PlannedJob] = []
@@ -138,7 +152,7 @@ public enum BatchPlanner {
         let captured = rules.name.needsMetadata ? probe(converting.map { jobs[$0].item.url }) : []
         let film = rules.filmName.map { FileNameSafety.slug($0, fallback: "none") } ?? "none"
         let recipe = rules.recipeName.map { FileNameSafety.slug($0, fallback: "none") } ?? "none"
-        var claims = Claims(owners: owners, exists: exists)
+        var claims = Claims(owner: owner, exists: exists)
         for (n, i) in converting.enumerated() {
             let item = jobs[i].item
             let file = (item.relativePath as NSString).lastPathComponent
@@ -223,21 +237,22 @@ public enum BatchPlanner {
 
 /// The names taken so far in one plan, and the rules that give a job a free one.
 struct Claims {
-    let owners: [String: String]
+    /// Output path → the input (relative path) an earlier run wrote it from.
+    let owner: (String) -> String?
     let exists: (String) -> Bool
     /// Lower-cased output path → the input that claimed it (case-insensitively, so outputs stay distinct
     /// when copied to macOS or Windows disks).
     private var claimed: [String: String] = [:]
 
-    init(owners: [String: String], exists: @escaping (String) -> Bool) {
-        self.owners = owners
+    init(owner: @escaping (String) -> String?, exists: @escaping (String) -> Bool) {
+        self.owner = owner
         self.exists = exists
     }
 
     /// Whether `path` is on disk and not this input's own earlier output (recorded or announced).
     func foreign(_ path: String, for item: InputItem) -> Bool {
         guard exists(path) else { return false }
-        return owners[path] != item.relativePath
+        return owner(path) != item.relativePath
     }
 
     mutating func resolve(_ job: PlannedJob, folder: String, name: String, ext: String, policy: CollisionPolicy) -> PlannedJob {

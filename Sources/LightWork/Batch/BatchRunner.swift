@@ -73,18 +73,16 @@ public final class BatchRunner: @unchecked Sendable {
 
     private func run(_ jobs: [PlannedJob], events onEvent: @escaping (Event) -> Void,
                      manifestErrors onManifestError: @escaping (LightWorkError) -> Void) -> Manifest {
-        // The plan covers every input, so each shard agrees on names and collisions; the shard then takes its slice.
-        var selected: [(index: Int, job: PlannedJob)] = []
-        for (i, job) in jobs.enumerated() {
-            if let shard = configuration.shard, !shard.contains(relativePath: job.item.relativePath) { continue }
-            selected.append((i + 1, job))
-        }
+        // The plan covers every input, so each shard agrees on names and collisions; the shard then takes its slice:
+        // positions in `jobs` (the input index is the position + 1), not copies of the jobs.
+        let selected = configuration.shard.map { shard in jobs.indices.filter { shard.contains(relativePath: jobs[$0].item.relativePath) } }
+            ?? Array(jobs.indices)
         let total = selected.count
         onEvent(.started(total: total))
 
         let outputDirectory = converter.outputDirectory
-        let finals = selected.compactMap { $0.job.outputPath.map { outputDirectory.appendingPathComponent($0) } } + [manifestURL]
-        let swept = TemporaryFileSweeper.sweep(finals: finals)
+        let swept = TemporaryFileSweeper.sweep(outputs: selected.lazy.compactMap { jobs[$0].outputPath }, in: outputDirectory)
+            + TemporaryFileSweeper.sweep(finals: [manifestURL])
         if swept > 0 { onNotice("removed \(swept) temporary file(s) left by an interrupted run") }
 
         let resume = configuration.force
@@ -93,7 +91,7 @@ public final class BatchRunner: @unchecked Sendable {
                 ?? ResumeIndex(previousRuns: previousRuns ?? ResumeIndex.load(ResumeIndex.candidates(first: manifestURL, in: outputDirectory)),
                                settingsDigest: store.settingsDigest, toolVersion: store.manifest.tool.version)
         previousRuns = nil
-        if let reason = resume.unusableReason(for: selected.map(\.job.item)) { onNotice(reason) }
+        if let reason = resume.unusableReason(for: selected.map { jobs[$0].item }) { onNotice(reason) }
 
         let scheduler = JobScheduler(configuration: configuration, converter: converter)
         var done = 0
@@ -117,36 +115,37 @@ public final class BatchRunner: @unchecked Sendable {
         // up, so a kill early in this run (with --force too) would otherwise leave a manifest that no longer
         // claims them, and the next run would take them for someone else's.
         let announced = intents.read()
-        for s in selected {
-            guard let output = s.job.outputPath, announced[output] == nil else { continue }
+        for p in selected {
+            guard let output = jobs[p].outputPath, announced[output] == nil else { continue }
             var st = stat()
-            if lstat(outputDirectory.appendingPathComponent(output).path, &st) == 0, st.st_mode & S_IFMT == S_IFREG {
-                intents.record(output: output, input: s.job.item.relativePath)
+            if lstat(outputDirectory.path + "/" + output, &st) == 0, st.st_mode & S_IFMT == S_IFREG {
+                intents.record(output: output, input: jobs[p].item.relativePath)
             }
         }
         // The jobs to send, as positions in `selected`: a WorkerJob (with its previous entry) is made when the
         // scheduler takes it, so a 100,000-file queue holds integers, not jobs.
         var queue: [Int] = []
-        for (position, s) in selected.enumerated() {
-            if let output = s.job.outputPath {
-                let previous = resume.previous(for: s.job.item)
+        for p in selected {
+            let job = jobs[p]
+            if let output = job.outputPath {
+                let previous = resume.previous(for: job.item)
                 // Resume in a stat: an input and output unchanged since the previous run recorded them are not read
                 // (nor sent to a worker); --verify, or any difference, leaves the SHA-256 check to the worker.
                 if !configuration.verify, let previous,
-                   let trusted = ResumeIndex.trustedEntry(previous: previous, item: s.job.item, output: output, outputDirectory: outputDirectory) {
-                    record(s.index, s.job.item, trusted)
+                   let trusted = ResumeIndex.trustedEntry(previous: previous, item: job.item, output: output, outputDirectory: outputDirectory) {
+                    record(p + 1, job.item, trusted)
                     continue
                 }
-                queue.append(position)
-            } else if let planned = s.job.entry {
-                if s.job.leftAlone != nil { leftAlone.append(s.job.item.displayPath) }
-                record(s.index, s.job.item, planned)   // skipped or failed by the plan (pair partner, collision, existing file)
+                queue.append(p)
+            } else if let planned = job.entry {
+                if job.leftAlone != nil { leftAlone.append(job.item.displayPath) }
+                record(p + 1, job.item, planned)   // skipped or failed by the plan (pair partner, collision, existing file)
             }
         }
 
-        let source = PlannedQueue(queue, url: { selected[$0].job.item.url }, make: { position in
-            let s = selected[position]
-            return WorkerJob(index: s.index, item: s.job.item, output: s.job.outputPath!, notes: s.job.notes, previous: resume.previous(for: s.job.item))
+        let source = PlannedQueue(queue, url: { jobs[$0].item.url }, make: { p in
+            let job = jobs[p]
+            return WorkerJob(index: p + 1, item: job.item, output: job.outputPath!, notes: job.notes, previous: resume.previous(for: job.item))
         }, gracePeriod: configuration.gracePeriod, notice: onNotice, start: { job in
             onEvent(.converting(index: job.index, total: total, item: job.item))
             intents.record(output: job.output, input: job.relativePath)

@@ -14,7 +14,7 @@ public final class ExportLedger {
     public static let schemaVersion = 1
 
     public let url: URL
-    private let db: OpaquePointer
+    private let database: SQLiteDatabase
     /// False for a ledger another run has just created and not yet given its tables (its `user_version` is still 0,
     /// set last): a reader then sees no runs, rather than failing on a missing table.
     private var hasSchema = true
@@ -79,7 +79,7 @@ public final class ExportLedger {
         return ledger
     }
 
-    /// Opens the ledger at `url`, creating it (and its folder) unless `readOnly`. `created` tells whether it was new.
+    /// Opens the ledger at `url`, creating it (and its folder) unless `readOnly`.
     public init(url: URL, readOnly: Bool = false) throws(LightWorkError) {
         self.url = url
         if !readOnly {
@@ -87,48 +87,34 @@ public final class ExportLedger {
                 throw .ledger("cannot create \(url.deletingLastPathComponent().path): \(FileConverter.describe(error))")
             }
         }
-        var handle: OpaquePointer?
-        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
-        let rc = sqlite3_open_v2(url.path, &handle, flags, nil)
-        guard rc == SQLITE_OK, let handle else {
-            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
-            sqlite3_close(handle)
-            throw .ledger("cannot open \(url.path): \(message)")
-        }
-        db = handle
+        database = try SQLiteDatabase(path: url.path, flags: readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                                      name: url.path)
         // Shards and a watch may read a ledger while its run writes it: wait for a lock rather than fail.
-        sqlite3_busy_timeout(db, 30_000)
-        do {
-            if readOnly {
-                var statement: OpaquePointer?
-                if sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &statement, nil) == SQLITE_OK, sqlite3_step(statement) == SQLITE_ROW {
-                    hasSchema = sqlite3_column_int64(statement, 0) != 0
-                }
-                sqlite3_finalize(statement)
-            } else {
-                // WAL: a commit appends to the log; NORMAL: no fsync per commit (a killed process loses nothing
-                // committed; a power cut may lose the last checkpoints, whose files are then only converted again).
-                try exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")
-                try exec("""
-                    CREATE TABLE IF NOT EXISTS runs(
-                      id INTEGER PRIMARY KEY, command TEXT NOT NULL, shard TEXT, settings_digest TEXT NOT NULL,
-                      tool_version TEXT NOT NULL, started TEXT NOT NULL, finished TEXT, interrupted INTEGER NOT NULL DEFAULT 0,
-                      header TEXT NOT NULL);
-                    CREATE TABLE IF NOT EXISTS entries(
-                      id INTEGER PRIMARY KEY, run INTEGER NOT NULL REFERENCES runs(id), input_index INTEGER,
-                      input_path TEXT NOT NULL, output_path TEXT, status TEXT NOT NULL, settings_digest TEXT NOT NULL,
-                      entry TEXT NOT NULL);
-                    CREATE INDEX IF NOT EXISTS entries_by_run ON entries(run, input_index);
-                    PRAGMA user_version=\(ExportLedger.schemaVersion)
-                    """)
-            }
-        } catch {
-            sqlite3_close(db)
-            throw error
+        sqlite3_busy_timeout(database.handle, 30_000)
+        if readOnly {
+            try database.query("PRAGMA user_version") { (row: SQLiteDatabase.Row) throws(LightWorkError) in hasSchema = row.int(0) != 0 }
+            // A reader goes through its ledger once (`FolderHistory` copies what it needs): a small page cache, so a
+            // folder of 100 shard ledgers read side by side does not hold 100 caches of 2 MiB.
+            try exec("PRAGMA cache_size=-128")
+        } else {
+            // WAL: a commit appends to the log; NORMAL: no fsync per commit (a killed process loses nothing
+            // committed; a power cut may lose the last checkpoints, whose files are then only converted again).
+            try exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")
+            try exec("""
+                CREATE TABLE IF NOT EXISTS runs(
+                  id INTEGER PRIMARY KEY, command TEXT NOT NULL, shard TEXT, settings_digest TEXT NOT NULL,
+                  tool_version TEXT NOT NULL, started TEXT NOT NULL, finished TEXT, interrupted INTEGER NOT NULL DEFAULT 0,
+                  header TEXT NOT NULL);
+                CREATE TABLE IF NOT EXISTS entries(
+                  id INTEGER PRIMARY KEY, run INTEGER NOT NULL REFERENCES runs(id), input_index INTEGER,
+                  input_path TEXT NOT NULL, output_path TEXT, status TEXT NOT NULL, settings_digest TEXT NOT NULL,
+                  entry TEXT NOT NULL);
+                CREATE INDEX IF NOT EXISTS entries_by_run ON entries(run, input_index);
+                PRAGMA user_version=\(ExportLedger.schemaVersion)
+                """)
         }
     }
 
-    deinit { sqlite3_close(db) }
 
     // MARK: - Writing
 
@@ -158,7 +144,7 @@ public final class ExportLedger {
         guard !changes.isEmpty else { return }
         try exec("BEGIN IMMEDIATE")
         do {
-            let insert = try prepare("INSERT INTO entries(run, input_index, input_path, output_path, status, settings_digest, entry) VALUES(?,?,?,?,?,?,?)")
+            let insert = try prepare(ExportLedger.insertSQL)
             defer { sqlite3_finalize(insert) }
             let update = try prepare("UPDATE entries SET output_path=?, status=?, entry=? WHERE run=? AND input_index=?")
             defer { sqlite3_finalize(update) }
@@ -166,13 +152,38 @@ public final class ExportLedger {
             for change in changes {
                 switch change {
                 case let .insert(e, digest):
-                    try step(insert, [.int(id), e.input.index.map { .int(Int64($0)) } ?? .null, .text(e.input.path),
-                                      e.output.map { .text($0.path) } ?? .null, .text(e.status.rawValue), .text(digest),
-                                      .text(try ExportLedger.json(e, encoder))])
+                    try step(insert, try ExportLedger.insertValues(e, settingsDigest: digest, run: id, encoder))
                 case let .update(index, e):
                     try step(update, [e.output.map { .text($0.path) } ?? .null, .text(e.status.rawValue), .text(try ExportLedger.json(e, encoder)),
                                       .int(id), .int(Int64(index))])
                 }
+            }
+            try exec("COMMIT")
+        } catch {
+            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+            throw error
+        }
+    }
+
+    private static let insertSQL = "INSERT INTO entries(run, input_index, input_path, output_path, status, settings_digest, entry) VALUES(?,?,?,?,?,?,?)"
+
+    /// `insertSQL`'s values for entry `e` of run `id`.
+    private static func insertValues(_ e: Manifest.Entry, settingsDigest: String, run id: Int64, _ encoder: JSONEncoder) throws(LightWorkError) -> [Value] {
+        [.int(id), e.input.index.map { .int(Int64($0)) } ?? .null, .text(e.input.path), e.output.map { .text($0.path) } ?? .null,
+         .text(e.status.rawValue), .text(settingsDigest), .text(try json(e, encoder))]
+    }
+
+    /// Adds the entries `produce` gives (each with the settings digest it was made with) to run `id`, in one
+    /// transaction: all or none, without the entries held at once (`manifest merge` of a large split).
+    public func insertAll(run id: Int64, _ produce: (_ add: (Manifest.Entry, String) throws(LightWorkError) -> Void) throws(LightWorkError) -> Void)
+        throws(LightWorkError) {
+        try exec("BEGIN IMMEDIATE")
+        do {
+            let insert = try prepare(ExportLedger.insertSQL)
+            defer { sqlite3_finalize(insert) }
+            let encoder = ExportLedger.encoder()
+            try produce { (e: Manifest.Entry, digest: String) throws(LightWorkError) in
+                try step(insert, try ExportLedger.insertValues(e, settingsDigest: digest, run: id, encoder))
             }
             try exec("COMMIT")
         } catch {
@@ -221,20 +232,52 @@ public final class ExportLedger {
     }
 
     /// Run `id`'s entries in input order (those without an input index last, as recorded), one at a time: what a
-    /// batch renders its part of `manifest.json` from without holding the run in memory.
+    /// batch renders its part of `manifest.json` from without holding the run in memory. The first error `body`
+    /// throws ends the reading and is rethrown.
     public func forEachEntry(run id: Int64, _ body: (Manifest.Entry) throws -> Void) throws {
         guard hasSchema else { return }
         let decoder = JSONDecoder()
         var failure: Error?
-        try query("SELECT entry FROM entries WHERE run=\(id) ORDER BY input_index IS NULL, input_index, id") { (row: Row) throws(LightWorkError) in
-            guard failure == nil else { return }
-            let entry: Manifest.Entry
-            do { entry = try decoder.decode(Manifest.Entry.self, from: row.data(0)) } catch {
-                throw .ledger("\(url.path): an entry is not readable (\(error))")
+        do {
+            let statement = try prepare("SELECT entry FROM entries WHERE run=? ORDER BY input_index IS NULL, input_index, id")
+            defer { sqlite3_finalize(statement) }
+            try database.rows(statement, [.int(id)]) { (row: Row) throws(LightWorkError) in
+                let entry: Manifest.Entry
+                do { entry = try decoder.decode(Manifest.Entry.self, from: row.data(0)) } catch {
+                    throw .ledger("\(url.path): an entry is not readable (\(error))")
+                }
+                do { try body(entry) } catch {
+                    failure = error
+                    return false
+                }
+                return true
             }
-            do { try body(entry) } catch let e as LightWorkError { throw e } catch { failure = error }
         }
         if let failure { throw failure }
+    }
+
+    /// What the folder history indexes of one entry (`FolderHistory`): its row, the entry's JSON not decoded.
+    struct IndexRow {
+        var id: Int64
+        var inputIndex: Int64?
+        var inputPath: String
+        var relativePath: String
+        var outputPath: String?
+        var status: String
+        var settingsDigest: String
+        var json: String
+    }
+
+    /// Run `id`'s entries as `IndexRow`s, in the order `forEachEntry` gives them.
+    func forEachIndexRow(run id: Int64, _ body: (IndexRow) throws(LightWorkError) -> Void) throws(LightWorkError) {
+        guard hasSchema else { return }
+        try query("""
+            SELECT id, input_index, input_path, json_extract(entry, '$.input.relativePath'), output_path, status, settings_digest, entry
+            FROM entries WHERE run=? ORDER BY input_index IS NULL, input_index, id
+            """, [.int(id)]) { (row: Row) throws(LightWorkError) in
+            try body(IndexRow(id: row.int(0), inputIndex: row.isNull(1) ? nil : row.int(1), inputPath: row.text(2), relativePath: row.text(3),
+                              outputPath: row.isNull(4) ? nil : row.text(4), status: row.text(5), settingsDigest: row.text(6), json: row.text(7)))
+        }
     }
 
     /// Every entry: by run, in input order within a run (entries without an input index last, as recorded).
@@ -274,70 +317,16 @@ public final class ExportLedger {
 
     // MARK: - SQLite
 
-    enum Value { case null, int(Int64), text(String) }
+    typealias Value = SQLiteDatabase.Value
+    typealias Row = SQLiteDatabase.Row
 
-    struct Row {
-        let statement: OpaquePointer
-        func int(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
-        func text(_ column: Int32) -> String { sqlite3_column_text(statement, column).map { String(cString: $0) } ?? "" }
-        func data(_ column: Int32) -> Data {
-            guard let bytes = sqlite3_column_blob(statement, column) else { return Data() }
-            return Data(bytes: bytes, count: Int(sqlite3_column_bytes(statement, column)))
-        }
-    }
-
-    private func failure(_ what: String) -> LightWorkError {
-        .ledger("\(url.path): \(what): \(String(cString: sqlite3_errmsg(db)))")
-    }
-
-    private func exec(_ sql: String) throws(LightWorkError) {
-        var message: UnsafeMutablePointer<CChar>?
-        guard sqlite3_exec(db, sql, nil, nil, &message) == SQLITE_OK else {
-            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(db))
-            sqlite3_free(message)
-            throw .ledger("\(url.path): \(text)")
-        }
-    }
-
-    private func prepare(_ sql: String) throws(LightWorkError) -> OpaquePointer {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { throw failure("prepare") }
-        return statement
-    }
-
-    private func bind(_ statement: OpaquePointer, _ values: [Value]) {
-        sqlite3_reset(statement)
-        sqlite3_clear_bindings(statement)
-        for (i, value) in values.enumerated() {
-            let column = Int32(i + 1)
-            switch value {
-            case .null: sqlite3_bind_null(statement, column)
-            case .int(let v): sqlite3_bind_int64(statement, column, v)
-            case .text(let s): sqlite3_bind_text(statement, column, s, -1, lw_sqlite_transient())
-            }
-        }
-    }
-
-    private func step(_ statement: OpaquePointer, _ values: [Value]) throws(LightWorkError) {
-        bind(statement, values)
-        guard sqlite3_step(statement) == SQLITE_DONE else { throw failure("write") }
-    }
-
-    private func run(_ sql: String, _ values: [Value]) throws(LightWorkError) {
-        let statement = try prepare(sql)
-        defer { sqlite3_finalize(statement) }
-        try step(statement, values)
-    }
-
-    private func query(_ sql: String, _ each: (Row) throws(LightWorkError) -> Void) throws(LightWorkError) {
-        let statement = try prepare(sql)
-        defer { sqlite3_finalize(statement) }
-        while true {
-            let rc = sqlite3_step(statement)
-            if rc == SQLITE_DONE { return }
-            guard rc == SQLITE_ROW else { throw failure("read") }
-            try each(Row(statement: statement))
-        }
+    private var db: OpaquePointer { database.handle }
+    private func exec(_ sql: String) throws(LightWorkError) { try database.exec(sql) }
+    private func prepare(_ sql: String) throws(LightWorkError) -> OpaquePointer { try database.prepare(sql) }
+    private func step(_ statement: OpaquePointer, _ values: [Value]) throws(LightWorkError) { try database.step(statement, values) }
+    private func run(_ sql: String, _ values: [Value]) throws(LightWorkError) { try database.run(sql, values) }
+    func query(_ sql: String, _ values: [Value] = [], _ each: (Row) throws(LightWorkError) -> Void) throws(LightWorkError) {
+        try database.query(sql, values, each)
     }
 
     /// Compact JSON with sorted keys: what the ledger stores.

@@ -56,6 +56,16 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var skipped = 0
         public var failed = 0
 
+        /// No entry counted.
+        public init() {}
+
+        init(total: Int, converted: Int, skipped: Int, failed: Int) {
+            self.total = total
+            self.converted = converted
+            self.skipped = skipped
+            self.failed = failed
+        }
+
         /// Counts one more entry of `status`.
         public mutating func count(_ status: Status) {
             total += 1

@@ -24,6 +24,24 @@ public enum ManifestMerge {
     /// `manifests`: (a name for messages, the manifest). `expectedShardCount`: the N the shards must have been
     /// cut with (`--shards N`), so that a split whose every manifest is absent but one is still checked.
     public static func merge(_ manifests: [(name: String, manifest: Manifest)], expectedShardCount: Int? = nil) throws(LightWorkError) -> Result {
+        var result = try mergeHeaders(manifests, expectedShardCount: expectedShardCount)
+        result.manifest.entries = inInputOrder(manifests.flatMap(\.manifest.entries))
+        result.manifest.updateSummary()
+        result.failed = result.manifest.entries.filter { $0.status == .failed }
+        return result
+    }
+
+    /// `entries` by input index (those without one last), ties in the order given: a merged split's order.
+    public static func inInputOrder(_ entries: [Manifest.Entry]) -> [Manifest.Entry] {
+        entries.enumerated().sorted { a, b in
+            let ka = a.element.input.index ?? Int.max, kb = b.element.input.index ?? Int.max
+            return ka != kb ? ka < kb : a.offset < b.offset
+        }.map(\.element)
+    }
+
+    /// `merge` without the entries: the manifests' headers checked and joined (`manifests`' entries are not read; the
+    /// result has none, no failures and an empty summary), for a caller that streams the entries itself.
+    public static func mergeHeaders(_ manifests: [(name: String, manifest: Manifest)], expectedShardCount: Int? = nil) throws(LightWorkError) -> Result {
         guard let first = manifests.first else { throw LightWorkError.usage("manifest merge needs at least one manifest") }
         for (name, m) in manifests.dropFirst() {
             guard m.settingsDigest == first.manifest.settingsDigest, m.tool.version == first.manifest.tool.version else {
@@ -67,12 +85,9 @@ public enum ManifestMerge {
         let unfinished = manifests.filter { $0.manifest.interrupted != true && $0.manifest.finishedAt == nil }.map(\.name)
         merged.interrupted = interrupted.isEmpty && unfinished.isEmpty && missing.isEmpty ? nil : true
         merged.host = Array(Set(manifests.map(\.manifest.host))).sorted().joined(separator: ", ")
-        merged.entries = manifests.flatMap(\.manifest.entries).enumerated().sorted { a, b in
-            let ka = a.element.input.index ?? Int.max, kb = b.element.input.index ?? Int.max
-            return ka != kb ? ka < kb : a.offset < b.offset
-        }.map(\.element)
+        merged.entries = []
         merged.updateSummary()
         return Result(manifest: merged, missingShards: missing, shardCount: shardCount, interrupted: interrupted,
-                      unfinished: unfinished, failed: merged.entries.filter { $0.status == .failed })
+                      unfinished: unfinished, failed: [])
     }
 }

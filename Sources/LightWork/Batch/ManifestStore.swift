@@ -30,17 +30,18 @@ public final class ManifestStore {
     private var pending: [ExportLedger.Change] = []
     private var headerChanged = false
     private var lastCommit = -Double.infinity
-    /// The folder's current entries from earlier runs, and what this store's manifest covers.
-    private var earlier: [FolderHistory.Current] = []
+    /// The folder's current entries from earlier runs (nil: none listed), of ledger `earlierLedger` alone when set,
+    /// and what this store's manifest covers.
+    private var earlier: FolderHistory?
+    private var earlierLedger: String?
+    /// With retained entries, the earlier runs' current entries as they were when this run began (a watch retires its
+    /// journal's earlier runs from the ledger once this run holds their entries).
+    private var earlierEntries: [FolderHistory.Current] = []
     public private(set) var scope = ManifestScope.run
     /// Whether this run's entries stay in `manifest.entries`. A batch recording into a ledger lets them go once
     /// committed and renders its part of the manifest from the ledger, so its memory does not grow with the batch
     /// (a watch keeps them: it looks entries up and changes them after the fact).
     public private(set) var retainsEntries = true
-    /// Without retained entries: the keys and the inputs with an output of this run's entries (what replaces an
-    /// earlier run's, `FolderHistory.superseded`); only gathered when there are earlier entries to replace.
-    private var ownKeys = Set<String>()
-    private var ownInputsWithOutput = Set<String>()
     /// Entries waiting for a checkpoint before they are committed (above it, or after `commitInterval`, they are).
     static let checkpointEntries = 256
     static let commitInterval = 1.0
@@ -65,7 +66,17 @@ public final class ManifestStore {
         self.scope = scope
         // A shard's manifest covers its own ledger (the shards' manifests are merged); a whole run's, the folder.
         let own = ledger.url.lastPathComponent
-        earlier = scope != .folder ? [] : manifest.shard == nil ? history.current : history.current.filter { $0.run.ledger == own }
+        let listed = manifest.shard == nil ? nil : own
+        if scope == .folder, !history.isEmpty(ledger: listed) {
+            if retainEntries {
+                do { try history.forEachCurrent(ledger: listed) { earlierEntries.append($0) } } catch {
+                    throw error as? LightWorkError ?? .ledger("\(error)")
+                }
+            } else {
+                earlier = history
+                earlierLedger = listed
+            }
+        }
         pending = manifest.entries.map { .insert($0, settingsDigest: digests[$0.input.index ?? -1] ?? manifest.settingsDigest) }
         if !retainEntries {
             retainsEntries = false
@@ -74,10 +85,9 @@ public final class ManifestStore {
         }
     }
 
+    /// Without retained entries: tells the history what this run's entry replaces (`FolderHistory.replace(with:)`).
     private func noteOwn(_ entry: Manifest.Entry) {
-        guard !earlier.isEmpty else { return }
-        ownKeys.insert(FolderHistory.key(entry))
-        if entry.output != nil { ownInputsWithOutput.insert(entry.input.path) }
+        earlier?.replace(with: entry)
     }
 
     public var settingsDigest: String { manifest.settingsDigest }
@@ -153,15 +163,12 @@ public final class ManifestStore {
                 out.entries[i].notes.append(ManifestStore.otherSettingsNote(digest))
             }
         }
-        guard !earlier.isEmpty else { return out }
-        let mine = manifest.entries.map { FolderHistory.Current(run: FolderHistory.RunKey(ledger: "", id: ledgerRun), settingsDigest: current,
-                                                                 entry: $0, key: FolderHistory.key($0)) }
-        let others = FolderHistory.superseded(earlier, by: mine).map { c in
-            var e = c.entry
-            if e.status != .failed, c.settingsDigest != current { e.notes.append(ManifestStore.otherSettingsNote(c.settingsDigest)) }
-            return e
-        }
-        out.entries = others + out.entries
+        guard !earlierEntries.isEmpty else { return out }
+        // This run's entries replace the earlier ones of the same key, and those without output of an input they give one.
+        let keys = Set(manifest.entries.map(FolderHistory.key))
+        let inputsWithOutput = Set(manifest.entries.filter { $0.output != nil }.map(\.input.path))
+        let others = earlierEntries.filter { c in !keys.contains(c.key) && !(c.entry.output == nil && inputsWithOutput.contains(c.entry.input.path)) }
+        out.entries = others.map { FolderHistory.listed($0, settingsDigest: current) } + out.entries
         out.updateSummary()
         return out
     }
@@ -196,18 +203,17 @@ public final class ManifestStore {
     private func writeFromLedger() throws(LightWorkError) {
         guard let ledger else { return }
         let current = manifest.settingsDigest
-        let others = earlier.filter { c in
-            !ownKeys.contains(c.key) && !(c.entry.output == nil && ownInputsWithOutput.contains(c.entry.input.path))
-        }
         var header = manifest
-        for c in others { header.summary.count(c.entry.status) }
+        if let earlier {
+            let others = try earlier.summary(ledger: earlierLedger, replaced: false)
+            header.summary.total += others.total
+            header.summary.converted += others.converted
+            header.summary.skipped += others.skipped
+            header.summary.failed += others.failed
+        }
         try ManifestStore.write(to: url) { output in
             try ManifestJSON.write(header: header, to: output) { emit in
-                for c in others {
-                    var e = c.entry
-                    if e.status != .failed, c.settingsDigest != current { e.notes.append(ManifestStore.otherSettingsNote(c.settingsDigest)) }
-                    try emit(e)
-                }
+                try earlier?.forEachCurrent(ledger: earlierLedger, replaced: false) { try emit(FolderHistory.listed($0, settingsDigest: current)) }
                 try ledger.forEachEntry(run: ledgerRun, emit)
             }
         }
@@ -252,7 +258,7 @@ public final class ManifestStore {
     }
 
     /// Writes the manifest `body` streams to `url` atomically (creating its folder).
-    static func write(to url: URL, _ body: (AtomicFile.Output) throws -> Void) throws(LightWorkError) {
+    public static func write(to url: URL, _ body: (AtomicFile.Output) throws -> Void) throws(LightWorkError) {
         do {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             _ = try AtomicFile.write(to: url, body)

@@ -56,20 +56,25 @@ public struct ResumeIndex: Sendable {
     }
 
     /// The current entries of the output folder's ledgers (`FolderHistory`) made with `settingsDigest` (which covers
-    /// the tool version), latest first; entries made with other settings are never offered.
+    /// the tool version), the latest of an input offered; entries made with other settings are never offered. Each is
+    /// looked up in the history when its input is planned, so the index holds nothing itself.
     public init(history: FolderHistory, settingsDigest: String) {
-        let (entries, other) = history.reusable(settingsDigest: settingsDigest)
-        index(entries)
-        otherSettings = byPath.isEmpty ? other : []
+        if history.hasReusable(settingsDigest: settingsDigest) { offering = history } else { otherSettings = history }
+        digest = settingsDigest
     }
 
-    /// Inputs (paths and relative paths) with an output made with other settings, when nothing is offered.
-    private var otherSettings: Set<String> = []
+    /// The history offering its entries made with `digest`, or (when it offers none) the one whose entries made with
+    /// other settings are why.
+    private var offering: FolderHistory?
+    private var otherSettings: FolderHistory?
+    private var digest = ""
 
     /// Why nothing is offered to `items`: `unusableReason`, or other settings made the outputs of some of them.
     public func unusableReason(for items: [InputItem]) -> String? {
         if let unusableReason { return unusableReason }
-        guard !otherSettings.isEmpty, items.contains(where: { otherSettings.contains($0.displayPath) || otherSettings.contains($0.relativePath) }) else { return nil }
+        guard let otherSettings, items.contains(where: {
+            otherSettings.hasOtherSettings(path: $0.displayPath, relativePath: $0.relativePath, settingsDigest: digest)
+        }) else { return nil }
         return "settings or tool version changed since the previous run; converting everything"
     }
 
@@ -97,10 +102,11 @@ public struct ResumeIndex: Sendable {
 
     /// The previous entry for `item`: matched by its path, else by its relative path when that is unambiguous.
     public func previous(for item: InputItem) -> Manifest.Entry? {
-        byPath[item.displayPath] ?? byRelativePath[item.relativePath]
+        if let offering { return offering.previous(path: item.displayPath, relativePath: item.relativePath, settingsDigest: digest) }
+        return byPath[item.displayPath] ?? byRelativePath[item.relativePath]
     }
 
-    public var isEmpty: Bool { byPath.isEmpty }
+    public var isEmpty: Bool { byPath.isEmpty && offering == nil }
 
     /// The entry to record instead of converting `item` again without reading a byte, or nil when that cannot be
     /// trusted: the input's and the output's size, mtime and inode equal those the previous run recorded (the

@@ -23,6 +23,25 @@ public enum TemporaryFileSweeper {
         return removed
     }
 
+    /// Removes the temporaries of the outputs `outputs` (paths relative to `directory`) names; returns how many were
+    /// removed. Only the folders are gathered first and the outputs are read once more for the temporaries found, so a
+    /// 100,000-file plan costs no copy of its names.
+    @discardableResult
+    public static func sweep<Outputs: Sequence<String>>(outputs: Outputs, in directory: URL) -> Int {
+        var folders = Set<Substring>()
+        for output in outputs { folders.insert(output[..<(output.lastIndex(of: "/") ?? output.startIndex)]) }
+        // The folders holding a temporary of any name: only their outputs are looked at again.
+        var holding = Set<Substring>()
+        for folder in folders {
+            let dir = folder.isEmpty ? directory.path : directory.path + "/" + folder
+            guard let entries = try? FileManager.default.contentsOfDirectory(atPath: dir) else { continue }
+            if entries.contains(where: { $0.hasPrefix(".") && finalName(ofTemporary: $0, pid: nil) != nil }) { holding.insert(folder) }
+        }
+        guard !holding.isEmpty else { return 0 }
+        let finals = outputs.lazy.filter { holding.contains($0[..<($0.lastIndex(of: "/") ?? $0.startIndex)]) }.map { directory.appendingPathComponent($0) }
+        return sweep(finals: Array(finals))
+    }
+
     /// The `<name>` part of `.<name>.lwtmp-<pid>-<n>`, nil for other files (or another process's when `pid` is given).
     static func finalName(ofTemporary entry: String, pid: pid_t?) -> String? {
         guard let marker = entry.range(of: ".lwtmp-", options: .backwards) else { return nil }
