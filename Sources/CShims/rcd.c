@@ -8,7 +8,7 @@
 // for AVX2 and for baseline x86-64 without FMA, so both give the same bytes.
 #include "lw_demosaic.h"
 #include "lw_cpu.h"
-#include "mirror.h"
+#include "bayer_tile.h"
 
 #define M 10                             // tile margin: the widest chain of neighbour reads (see each step's inset)
 #define E (LW_RCD_TILE + 2 * M)          // extended tile edge
@@ -51,20 +51,8 @@ void tile_body(const lw_bayer *b, int x0, int y0, rcd_tile_t *restrict t, uint16
     const int W = b->width, H = b->height;
     setup(b, t);
 
-    // 1. The normalised mosaic, mirrored at the image edges (x0, y0 and M are even: parity is the image's).
-    const int inside = x0 - M >= 0 && x0 - M + E <= W;
-    for (int j = 0; j < E; j++) {
-        int y = lw_mirror(y0 - M + j, H), py = j & 1;
-        const uint16_t *row = b->raw + (size_t)y * b->pitch;
-        const float *bl = t->black[py], *sc = t->scale[py];
-        float *restrict dst = t->cfa + j * E;
-        if (inside) {
-            const uint16_t *src = row + x0 - M;
-            for (int i = 0; i < E; i++) dst[i] = clamp01(((float)src[i] - bl[i]) * sc[i]);
-        } else {
-            for (int i = 0; i < E; i++) dst[i] = clamp01(((float)row[lw_mirror(x0 - M + i, W)] - bl[i]) * sc[i]);
-        }
-    }
+    // 1. The normalised mosaic, mirrored at the image edges.
+    lw_bayer_load(b, x0, y0, M, E, t->black[0], t->scale[0], t->cfa);
 
     // 2. Direction: squared response of the filter (1, -3, -1, 6, -1, -3, 1) (taps 3 apart vanish on flat colour
     //    and on a plain colour difference between sites) down columns and along rows (inset 3), summed over three
