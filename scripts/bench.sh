@@ -3,7 +3,7 @@
 # Prints wall time, MP/s and peak RSS for each case and LightWork's speed as a ratio of the reference.
 set -euo pipefail
 CONFIG=${1:-release}
-SECTION=${2:-all}   # all; batch for the batch sections only; scale for the batch-scaling section only
+SECTION=${2:-all}   # all; batch for the batch sections only; scale for the batch-scaling section only; demosaic for its own
 SCALE_COUNTS=${BENCH_SCALE_COUNTS:-1000 10000 100000}
 BIN=.build/$CONFIG/lightwork
 TOOLS=.build/$CONFIG/lightwork-tools
@@ -11,6 +11,14 @@ DIR=bench-out
 rm -rf "$DIR"; mkdir -p "$DIR/in" "$DIR/ref"
 
 W=6000; H=4000; MP=$(awk "BEGIN{print $W*$H/1e6}")
+if [ "$SECTION" = all ] || [ "$SECTION" = demosaic ]; then
+echo
+echo "Demosaic quality: generated scenes against their ideal rendering, LightWork's demosaics beside the peers installed"
+scripts/demosaic-quality.sh "$CONFIG" "$DIR/demosaic"
+"$TOOLS" bench --only demosaic | sed 's/^/  /'
+[ "$SECTION" = demosaic ] && exit 0
+fi
+
 if [ "$SECTION" != scale ]; then
 echo "Generating a ${W}x${H} DNG (${MP} MP) ..."
 "$TOOLS" make-bench-dng -o "$DIR/in/bench.dng" --width $W --height $H --seed 1 >/dev/null

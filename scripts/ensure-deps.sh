@@ -42,6 +42,8 @@ check libheif libheif-dev
 if [ "$want_bench" = 1 ]; then
   command -v dcraw_emu >/dev/null 2>&1 || missing+=(libraw-bin)
   command -v /usr/bin/time >/dev/null 2>&1 || missing+=(time)
+  # The demosaic comparison reads the DNG's BaselineExposure for the peers with it.
+  command -v exiftool >/dev/null 2>&1 || missing+=(libimage-exiftool-perl)
 fi
 
 if [ "$want_test" = 1 ]; then

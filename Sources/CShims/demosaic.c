@@ -6,7 +6,7 @@
 // built for AVX2 and for baseline x86-64 without FMA, so both give the same bytes.
 #include "lw_demosaic.h"
 #include "lw_cpu.h"
-#include "mirror.h"
+#include "bayer_tile.h"
 #include <string.h>
 
 #define M 6                              // tile margin: window 1 + homogeneity 1 + Lab/RGB 1 + green 1 + mosaic 2
@@ -68,20 +68,8 @@ void tile_body(const lw_bayer *b, int x0, int y0, tile_t *restrict t, uint16_t *
     const int W = b->width, H = b->height;
     setup(b, t);
 
-    // 1. The normalised mosaic, mirrored at the image edges (x0, y0 and M are even: parity is the image's).
-    const int inside = x0 - M >= 0 && x0 - M + E <= W;
-    for (int j = 0; j < E; j++) {
-        int y = lw_mirror(y0 - M + j, H), py = j & 1;
-        const uint16_t *row = b->raw + (size_t)y * b->pitch;
-        const float *bl = t->black[py], *sc = t->scale[py];
-        float *restrict dst = t->cfa + j * E;
-        if (inside) {
-            const uint16_t *src = row + x0 - M;
-            for (int i = 0; i < E; i++) dst[i] = clamp01(((float)src[i] - bl[i]) * sc[i]);
-        } else {
-            for (int i = 0; i < E; i++) dst[i] = clamp01(((float)row[lw_mirror(x0 - M + i, W)] - bl[i]) * sc[i]);
-        }
-    }
+    // 1. The normalised mosaic, mirrored at the image edges.
+    lw_bayer_load(b, x0, y0, M, E, t->black[0], t->scale[0], t->cfa);
 
     // 2. Green at red and blue sites: neighbour mean plus a second-difference correction, limited to the neighbours.
     for (int j = 2; j < E - 2; j++) {

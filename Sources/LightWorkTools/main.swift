@@ -24,7 +24,7 @@ let usage = """
                                       [--iso N] [--camera MAKE:MODEL:UNIQUECAMERAMODEL]
       lightwork-tools make-bench-dng  -o FILE.dng [--width 6000 --height 4000] [--seed N] [--illuminant D65|A]
                                       [--truth FILE.json] [--srgb-png FILE.png]
-      lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels|highlights|develop-geometry|develop|encode]
+      lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels|highlights|develop-geometry|develop|encode|demosaic]
 
       lightwork-tools make-tiny-pngs -o DIR --count N [--size 16]
                                       N small 8-bit sRGB PNGs, each of its own colours, 1,000 to a subfolder
@@ -33,6 +33,8 @@ let usage = """
                                              bands pushed past white, and the same scene 2 EV darker (the truth)
       lightwork-tools make-films [DIR]       film catalog + lookup images (default Profiles/films)
       lightwork-tools image-stats FILE...    each file's mean grey (mean R, G, B sample, 8-bit scale)
+      lightwork-tools demosaic-quality [--scene photo|chart] [--seed N] [--width W] [--height H] IMAGE...
+                                             mean ΔE00, false colour and zipper of renders against the scene's ideal
       lightwork-tools contact-sheet -o OUT.png [--columns N] [--tile W:H] FILE...
                                       the files side by side in rows of N, each fitted to a W x H cell
       lightwork-tools mutate-samples -o DIR [--seed S] [--count N] [FILE...]
@@ -238,6 +240,7 @@ func runBenchmarks(_ arguments: ArraySlice<String>) throws {
         print(try FormatEncodeBenchmark.run(image: image, formats: formats, engine: engine)); return
     }
     if only == "develop" { print(try DevelopBenchmark.run(width: width, height: height, engine: engine)) }
+    if only == "demosaic" { print(DemosaicBenchmark.run(width: width, height: height, engine: engine)) }
     if let raw { print(try RenderBenchmark.decode(url: raw, engine: engine)) }
 }
 
@@ -340,6 +343,8 @@ do {
         try runBenchmarks(arguments.dropFirst(2))
     case "image-stats":
         try ImageTools.stats(arguments.dropFirst(2))
+    case "demosaic-quality":
+        try DemosaicQuality.run(arguments.dropFirst(2))
     case "contact-sheet":
         try ImageTools.contactSheet(arguments.dropFirst(2))
     case "mutate-samples":

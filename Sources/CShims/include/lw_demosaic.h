@@ -11,7 +11,7 @@ typedef struct {
     int colour[4];         ///< 0 red, 1 green, 2 blue at each position
     float black[4];        ///< black level at each position, in raw units
     float scale[4];        ///< white balance / (white - black): the balanced value is (raw - black) * scale, clipped to 0…1
-    float to_xyz[9];       ///< balanced camera RGB → XYZ relative to the white (1, 1, 1 → 1, 1, 1), for the homogeneity test
+    float to_xyz[9];       ///< balanced camera RGB → XYZ relative to the white (1, 1, 1 → 1, 1, 1), for AHD's homogeneity test
 } lw_bayer;
 
 /// Tile edge of the AHD kernel (output pixels); lw_ahd_scratch_bytes() is the scratch one tile needs.
@@ -21,5 +21,13 @@ size_t lw_ahd_scratch_bytes(void);
 /// Adaptive homogeneity-directed demosaic (Hirakawa & Parks 2005) of the tile whose top-left output pixel is
 /// (x0, y0), both even, writing balanced RGB (0…65535, fourth channel 0) into out (width × height × 4).
 void lw_ahd_tile(const lw_bayer *bayer, int x0, int y0, void *scratch, uint16_t *out);
+
+/// Tile edge of the RCD kernel (output pixels); lw_rcd_scratch_bytes() is the scratch one tile needs.
+enum { LW_RCD_TILE = 128 };
+size_t lw_rcd_scratch_bytes(void);
+
+/// Ratio-corrected demosaic (Luis Sanz Rodríguez's RCD) of the tile whose top-left output pixel is (x0, y0), both
+/// even, with the output contract of lw_ahd_tile; to_xyz is not used.
+void lw_rcd_tile(const lw_bayer *bayer, int x0, int y0, void *scratch, uint16_t *out);
 
 #endif

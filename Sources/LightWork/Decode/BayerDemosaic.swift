@@ -2,9 +2,29 @@ import CLibRaw
 import CShims
 import Foundation
 
-/// LightWork's own AHD demosaic (`CShims/demosaic.c`) of the 2×2 Bayer mosaic LibRaw unpacked: black level, white
-/// balance and highlight clipping as LibRaw's `dcraw_process` applies them, then Hirakawa–Parks AHD on 64-pixel
-/// tiles over the engine's threads. It replaces `dcraw_process` for the default demosaic on ordinary Bayer files
+/// One of LightWork's own demosaic kernels for a 2×2 Bayer mosaic (`CShims/lw_demosaic.h`).
+public enum BayerKernel: String, Sendable, CaseIterable {
+    /// Hirakawa–Parks adaptive homogeneity-directed (`CShims/demosaic.c`).
+    case ahd
+    /// Luis Sanz Rodríguez's ratio-corrected demosaic (`CShims/rcd.c`).
+    case rcd
+
+    /// Output pixels along a tile's edge.
+    var tile: Int { self == .ahd ? Int(LW_AHD_TILE) : Int(LW_RCD_TILE) }
+    /// Scratch bytes one tile needs.
+    var scratchBytes: Int { self == .ahd ? lw_ahd_scratch_bytes() : lw_rcd_scratch_bytes() }
+    /// Demosaics the tile at (x0, y0) into `out` (the whole image's width × height × 4).
+    func run(_ bayer: UnsafePointer<lw_bayer>, _ x0: Int, _ y0: Int, _ scratch: UnsafeMutableRawPointer, _ out: UnsafeMutablePointer<UInt16>) {
+        switch self {
+        case .ahd: lw_ahd_tile(bayer, Int32(x0), Int32(y0), scratch, out)
+        case .rcd: lw_rcd_tile(bayer, Int32(x0), Int32(y0), scratch, out)
+        }
+    }
+}
+
+/// LightWork's own demosaic (AHD by default, or RCD) of the 2×2 Bayer mosaic LibRaw unpacked: black level, white
+/// balance and highlight clipping as LibRaw's `dcraw_process` applies them, then the kernel on tiles over the
+/// engine's threads. It replaces `dcraw_process` for the default demosaic on ordinary Bayer files
 /// because LibRaw's takes about 1.7 s per 24 MP on two cores where this takes about 0.4 s; every other layout
 /// (X-Trans, Foveon, linear DNG, four-colour, Fuji's rotated sensors, auto white balance) stays with LibRaw.
 /// Non-square pixels are stretched afterwards by `PixelAspect`, as LibRaw's processing does.
@@ -75,26 +95,26 @@ struct BayerDemosaic {
         multipliers = SIMD3(Double(mul[0] / smallest), Double(mul[1] / smallest), Double(mul[2] / smallest))
     }
 
-    /// Demosaics into a new width × height × 4 buffer of balanced camera RGB (0…65535, fourth channel 0), the
-    /// layout of LibRaw's `image`; `cameraToXYZ` maps balanced camera RGB to XYZ for the homogeneity test.
+    /// Demosaics with `kernel` into a new width × height × 4 buffer of balanced camera RGB (0…65535, fourth channel
+    /// 0), the layout of LibRaw's `image`; `cameraToXYZ` maps balanced camera RGB to XYZ for AHD's homogeneity test.
     /// The caller deallocates the buffer. Tiles are independent, so any thread count gives the same bytes.
-    func run(cameraToXYZ: Matrix3, engine: EngineConfiguration) -> UnsafeMutablePointer<UInt16> {
+    func run(_ kernel: BayerKernel = .ahd, cameraToXYZ: Matrix3, engine: EngineConfiguration) -> UnsafeMutablePointer<UInt16> {
         var b = bayer
         let m = cameraToXYZ.m.map { Float($0) }
         withUnsafeMutableBytes(of: &b.to_xyz) { $0.bindMemory(to: Float.self).update(from: m) }
-        let tile = Int(LW_AHD_TILE)
+        let tile = kernel.tile
         let across = (width + tile - 1) / tile, down = (height + tile - 1) / tile
         let out = UnsafeMutablePointer<UInt16>.allocate(capacity: width * height * 4)
         let workers = engine.workers(for: across * down)
-        let scratchBytes = lw_ahd_scratch_bytes()
+        let scratchBytes = kernel.scratchBytes
         let scratch = UncheckedSendable(UnsafeMutableRawPointer.allocate(byteCount: workers * scratchBytes, alignment: 64))
         defer { scratch.value.deallocate() }
         let target = UncheckedSendable(out)
         withUnsafePointer(to: &b) { p in
             let mosaic = UncheckedSendable(p)
             Parallel.forEach(across * down, workers: workers) { worker, index in
-                lw_ahd_tile(mosaic.value, Int32((index % across) * tile), Int32((index / across) * tile),
-                            scratch.value + worker * scratchBytes, target.value)
+                kernel.run(mosaic.value, (index % across) * tile, (index / across) * tile,
+                           scratch.value + worker * scratchBytes, target.value)
             }
         }
         return out

@@ -70,18 +70,27 @@ public struct DecodeOptions: Sendable, Codable, Equatable {
         case libraw
     }
 
-    /// `ahd` is LightWork's own AHD (`BayerDemosaic`) on 2×2 Bayer files and LibRaw's elsewhere; `libraw-ahd`
-    /// is always LibRaw's; the others are LibRaw's algorithms of those names.
+    /// `ahd` is LightWork's own AHD (`BayerDemosaic`) on 2×2 Bayer files and LibRaw's elsewhere; `rcd` is
+    /// LightWork's own ratio-corrected demosaic on 2×2 Bayer files and LibRaw's AHD elsewhere (LibRaw has no RCD);
+    /// `libraw-ahd` is always LibRaw's; the others are LibRaw's algorithms of those names.
     public enum Demosaic: String, Sendable, Codable, CaseIterable {
-        case linear, vng, ppg, ahd, dht, aahd
+        case linear, vng, ppg, ahd, dht, aahd, rcd
         case libRawAHD = "libraw-ahd"
+        /// LightWork's own kernel for this choice on a 2×2 Bayer mosaic, nil for LibRaw's algorithms.
+        public var ownKernel: BayerKernel? {
+            switch self {
+            case .ahd: return .ahd
+            case .rcd: return .rcd
+            default: return nil
+            }
+        }
         /// LibRaw's `user_qual` code.
         public var libRawQuality: Int32 {
             switch self {
             case .linear: return 0
             case .vng: return 1
             case .ppg: return 2
-            case .ahd, .libRawAHD: return 3
+            case .ahd, .libRawAHD, .rcd: return 3
             case .dht: return 11
             case .aahd: return 12
             }

@@ -212,12 +212,13 @@ public enum RawDecoder {
                   let square = PixelAspect.stretchedSize(width: sensorWidth, height: sensorHeight, aspect: aspect) else {
                 throw LightWorkError.decodeFailed("LibRaw's image size \(d.sizes.iwidth)x\(d.sizes.iheight) (sensor \(sensorWidth)x\(sensorHeight), pixel aspect \(aspect)) is not one LightWork can read")
             }
-            // The default AHD on an ordinary Bayer mosaic is LightWork's own (BayerDemosaic); LibRaw does the rest.
+            // AHD (the default) and RCD on an ordinary Bayer mosaic are LightWork's own (BayerDemosaic); LibRaw does the rest.
             // --wb other than camera: its multipliers replace the file's balance (LibRaw's through user_mul).
             let chosenBalance = options.develop[LightWork.WhiteBalance.self]
             let chosen = chosenBalance.isOff ? nil
                 : try LightWork.WhiteBalance.rawMultipliers(chosenBalance, libRaw: lr, model: colorModel?.model ?? DNGColorModel.read(libRaw: lr)?.model)
-            let mosaic = options.demosaic == .ahd ? BayerDemosaic(libRaw: lr, multipliers: chosen?.multipliers) : nil
+            let kernel = options.demosaic.ownKernel
+            let mosaic = kernel != nil ? BayerDemosaic(libRaw: lr, multipliers: chosen?.multipliers) : nil
             var multipliers: SIMD3<Double>
             let reconstruct = options.develop[Highlights.self] == .reconstruct
             if let mosaic {
@@ -252,7 +253,7 @@ public enum RawDecoder {
             details["whiteBalance"] = chosen?.decision
                 ?? "\(balance.rawValue), multipliers " + [multipliers.x, multipliers.y, multipliers.z].map { String(format: "%.4f", $0) }.joined(separator: " ")
             if reconstruct, mosaic == nil { details["highlights"] = "reconstruct (LibRaw highlight mode \(Highlights.libRawMode))" }
-            details["demosaic"] = mosaic != nil ? "ahd (LightWork)"
+            details["demosaic"] = mosaic != nil ? "\(options.demosaic.rawValue) (LightWork)"
                 : "\(RawDecoder.libRawDemosaic(quality: options.demosaic.libRawQuality, filters: d.idata.filters, colors: Int(d.idata.colors))) (LibRaw)"
             let stretcher = mosaic != nil ? "LightWork" : "LibRaw"
             details["pixelAspect"] = aspect == 1 ? "1 (square)"
@@ -322,7 +323,7 @@ public enum RawDecoder {
             let peak: UInt16
             if let mosaic {
                 let toXYZ = Matrix3.diagonal(1 / CIE.d50) * WorkingSpace.rawLinear.primaries.toXYZD50 * (cameraMatrix ?? .identity)
-                var pixels = mosaic.run(cameraToXYZ: toXYZ, engine: engine)
+                var pixels = mosaic.run(kernel ?? .ahd, cameraToXYZ: toXYZ, engine: engine)
                 var highlights: HighlightReconstruction?
                 if reconstruct, aspect == 1 {
                     var r = HighlightReconstruction(bayer: mosaic.bayer, white: Float(d.color.maximum))
