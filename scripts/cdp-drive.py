@@ -19,7 +19,7 @@ class Browser:
         self.profile = tempfile.mkdtemp(prefix="lw-cdp-")
         to_chrome_r, self.to_chrome = os.pipe()
         self.from_chrome, from_chrome_w = os.pipe()
-        # Chromium reads commands on fd 3 and writes answers on fd 4.
+        # Chromium reads commands on fd 3 and writes answers on fd 4 (made after the fork, so kept in pass_fds).
         def child_fds():
             os.dup2(to_chrome_r, 3)
             os.dup2(from_chrome_w, 4)
@@ -27,7 +27,7 @@ class Browser:
             [chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
              "--disable-extensions", "--disable-background-networking", "--user-data-dir=" + self.profile,
              "--remote-debugging-pipe", "--window-size=%d,%d" % (width, height), "about:blank"],
-            preexec_fn=child_fds, pass_fds=(to_chrome_r, from_chrome_w),
+            preexec_fn=child_fds, pass_fds=(3, 4, to_chrome_r, from_chrome_w),
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         os.close(to_chrome_r)
         os.close(from_chrome_w)
