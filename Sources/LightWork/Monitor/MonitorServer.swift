@@ -108,7 +108,9 @@ public final class MonitorServer: @unchecked Sendable {
                 Unmanaged<MonitorServer>.fromOpaque(context).takeUnretainedValue().handle(request)
             }, Unmanaged.passUnretained(self).toOpaque(), &error, error.count)
         }
-        guard let started else { throw LightWorkError.usage("--serve: \(String(cString: error))") }
+        guard let started else {
+            throw LightWorkError.usage("--serve: " + String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
         server = started
         port = lw_http_port(started)
         let shownHost = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host

@@ -24,10 +24,28 @@ public enum PreviewImage {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         var settings = EncodeSettings(format: .jpeg, jpegQuality: 82, jpegOptimizeCoding: false)
         settings.iccProfile = small.channels == 3 ? ICCProfile.embedded(for: space) : nil
-        try JPEGWriter().write(small, settings: settings, to: url)
+        try small.validateForWriting(profile: settings.iccProfile)
+        // Renamed into place whole, but not synced: a preview lost to a power cut costs nothing, an fsync per file
+        // would cost the watch's rate.
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(AtomicFile.temporaryName(for: url.lastPathComponent)).path
+        let fd = AtomicFile.openExclusive(temporary)
+        guard fd >= 0 else { throw AtomicFile.failure(errno, path: url.path, action: "create") }
+        do {
+            try JPEGWriter().encode(small, settings: settings, to: AtomicFile.Output(fileDescriptor: fd, temporaryPath: temporary, finalPath: url.path))
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        close(fd)
+        guard rename(temporary, url.path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw AtomicFile.failure(code, path: url.path, action: "rename")
+        }
         let facts = Facts(width: small.width, height: small.height, camera: camera(metadata), lens: metadata.lens,
                           exposure: exposure(metadata), taken: metadata.dateTimeOriginal)
-        try AtomicFile.write(data: try CanonicalJSON.encode(facts), to: factsURL(for: url))
+        try CanonicalJSON.encode(facts).write(to: factsURL(for: url), options: .atomic)
     }
 
     /// The facts file beside a preview.
