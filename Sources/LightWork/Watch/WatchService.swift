@@ -474,7 +474,8 @@ public final class WatchService {
             if let change { lookNote = "look chosen on the studio monitor: \(change.summary) (\(WatchStatus.lookLabel(newConverter.settings)))" }
             onEvent(.reloaded(settings: store.manifest.settings, digest: store.settingsDigest))
         } catch {
-            notice("\(change == nil ? "SIGHUP" : "monitor"): the look was not changed (the previous settings stay): \(error)")
+            notice(change == nil ? "SIGHUP: the recipe was not reloaded (the previous settings stay): \(error)"
+                                 : "monitor: the look was not changed (the previous settings stay): \(error)")
         }
     }
 
