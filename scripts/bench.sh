@@ -17,7 +17,7 @@ monitor_bench() {
 echo
 echo "Studio monitor: 200 files (1200x800 DNG) through a watch, 50 event streams vs no server"
 mkdir -p "$DIR/monitor-src"
-for i in $(seq 1 200); do "$TOOLS" make-sample-dng -o "$DIR/monitor-src/m$i.dng" --seed "$i" --width 1200 --height 800 >/dev/null; done
+for i in $(seq 1 200); do "$TOOLS" make-sample-dng -o "$DIR/monitor-src/m$i.dng" --seed "$i" --width 1200 --height 800 >/dev/null 2>&1; done
 best() { python3 -c "import json,sys; print(max(json.load(open(f))['filesPerSecond'] for f in sys.argv[1:]))" "$@"; }
 for round in 1 2; do
   python3 scripts/monitor-load.py "$BIN" "$DIR/monitor-src" "$DIR/monitor-work" "$DIR/monitor-plain-$round.json" | sed 's/^/  /'
