@@ -37,13 +37,16 @@ let package = Package(
         systemLibrary("CWebP", "libwebpmux", "libwebp-dev"),
         // libheif 1.15 (libde265 decoding, x265 encoding): HEIF/HEIC input and output.
         systemLibrary("CHeif", "libheif", "libheif-dev"),
+        // libmicrohttpd: the studio monitor's web server (`watch --serve`); CHTTPServer is its C face for Swift.
+        systemLibrary("CMicroHTTPD", "libmicrohttpd", "libmicrohttpd-dev"),
+        .target(name: "CHTTPServer", dependencies: ["CMicroHTTPD"]),
         // The few calls Swift cannot make: variadic TIFF calls, setjmp error handling, LittleCMS TYPE_* macros, F16C.
         .target(name: "CShims", dependencies: ["CLCMS2", "CTIFF", "CJPEG", "CPNG", "CDeflate"]),
         // LibRaw's C++ stream interface: an in-memory input that records how far the loader read (truncation).
         .target(name: "CLibRawStream", dependencies: ["CLibRaw", "CJPEG"]),
         // exiv2's C++ API behind a C one (lw_exiv2.h): descriptive fields in, XMP packets and IIM out.
         .target(name: "CExiv2Shim", dependencies: ["CExiv2"]),
-        .target(name: "LightWork", dependencies: ["CLibRaw", "CLibRawStream", "CExiv2", "CExiv2Shim", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CShims", "CSodium", "CLensfun", "CSQLite", "CAVIF", "CJXL", "CWebP", "CHeif"]),
+        .target(name: "LightWork", dependencies: ["CLibRaw", "CLibRawStream", "CExiv2", "CExiv2Shim", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CShims", "CSodium", "CLensfun", "CSQLite", "CAVIF", "CJXL", "CWebP", "CHeif", "CHTTPServer"]),
         .executableTarget(name: "lightwork", dependencies: ["LightWork"]),
         .executableTarget(name: "LightWorkTools", dependencies: ["LightWork", "CShims", "CTIFF", "CSodium", "CLensfun"]),
         // The fuzz targets' bodies, for the fuzzer and the tests that replay its corpora; `lightwork` does not link them.

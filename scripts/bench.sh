@@ -3,12 +3,31 @@
 # Prints wall time, MP/s and peak RSS for each case and LightWork's speed as a ratio of the reference.
 set -euo pipefail
 CONFIG=${1:-release}
-SECTION=${2:-all}   # all; batch for the batch sections only; scale for the batch-scaling section only; demosaic for its own
+SECTION=${2:-all}   # all; batch for the batch sections only; scale for the batch-scaling section only; demosaic or monitor for its own
 SCALE_COUNTS=${BENCH_SCALE_COUNTS:-1000 10000 100000}
 BIN=.build/$CONFIG/lightwork
 TOOLS=.build/$CONFIG/lightwork-tools
 DIR=bench-out
 rm -rf "$DIR"; mkdir -p "$DIR/in" "$DIR/ref"
+
+# ---------------------------------------------------------------------------------------------------------
+# The studio monitor (watch --serve): 200 files dropped into a watched inbox, with 50 browsers streaming its
+# events, against the same watch without the server. Each side runs twice, alternating; the best of each counts.
+monitor_bench() {
+echo
+echo "Studio monitor: 200 files (1200x800 DNG) through a watch, 50 event streams vs no server"
+mkdir -p "$DIR/monitor-src"
+for i in $(seq 1 200); do "$TOOLS" make-sample-dng -o "$DIR/monitor-src/m$i.dng" --seed "$i" --width 1200 --height 800 >/dev/null 2>&1; done
+best() { python3 -c "import json,sys; print(max(json.load(open(f))['filesPerSecond'] for f in sys.argv[1:]))" "$@"; }
+for round in 1 2; do
+  python3 scripts/monitor-load.py "$BIN" "$DIR/monitor-src" "$DIR/monitor-work" "$DIR/monitor-plain-$round.json" | sed 's/^/  /'
+  python3 scripts/monitor-load.py "$BIN" "$DIR/monitor-src" "$DIR/monitor-work" "$DIR/monitor-served-$round.json" --serve --clients 50 | sed 's/^/  /'
+done
+PLAIN=$(best "$DIR"/monitor-plain-*.json); SERVED=$(best "$DIR"/monitor-served-*.json)
+printf "  rate with the monitor / without: %.3f (%s vs %s files/s; target >= 0.90)\n" "$(awk "BEGIN{print $SERVED/$PLAIN}")" "$SERVED" "$PLAIN"
+rm -rf "$DIR/monitor-work"
+}
+if [ "$SECTION" = monitor ]; then monitor_bench; exit 0; fi
 
 W=6000; H=4000; MP=$(awk "BEGIN{print $W*$H/1e6}")
 if [ "$SECTION" = all ] || [ "$SECTION" = demosaic ]; then
@@ -184,3 +203,6 @@ echo "Ledger: manifest merge of 100 shards x 1,000 entries"
 read -r secs kib < "$DIR/time.txt"
 printf "  %-46s %6.2f s  peak RSS %5.0f MiB  (%d entries merged)\n" "lightwork manifest merge, 100 x 1,000 entries" "$secs" \
   "$(awk "BEGIN{print $kib/1024}")" "$(grep -c '"relativePath"' "$DIR/merge/manifest.json")"
+
+[ "$SECTION" = all ] && monitor_bench
+exit 0

@@ -39,6 +39,8 @@ check libjxl_threads libjxl-dev
 check libwebpmux libwebp-dev
 check libwebpdemux libwebp-dev
 check libheif libheif-dev
+# libmicrohttpd (the studio monitor's web server, watch --serve).
+check libmicrohttpd libmicrohttpd-dev
 if [ "$want_bench" = 1 ]; then
   command -v dcraw_emu >/dev/null 2>&1 || missing+=(libraw-bin)
   command -v /usr/bin/time >/dev/null 2>&1 || missing+=(time)
@@ -48,6 +50,8 @@ fi
 
 if [ "$want_test" = 1 ]; then
   command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+  # MonitorBrowserTests drive Chromium over its DevTools pipe with a small Python script (scripts/cdp-drive.py).
+  command -v python3 >/dev/null 2>&1 || missing+=(python3)
   # The test starts daemons of its own (scripts/slurm-test-cluster.sh), never the packages' services.
   for tool in slurmctld slurmd sbatch; do command -v "$tool" >/dev/null 2>&1 || { missing+=(slurm-wlm); break; }; done
   command -v munged >/dev/null 2>&1 || missing+=(munge)

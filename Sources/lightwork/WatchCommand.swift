@@ -19,6 +19,8 @@ enum WatchCommand {
         OptionSpec(name: "heartbeat", value: "SECONDS", help: "a status line (a JSON event with --json) every SECONDS (default 60; 0 = none)"),
         OptionSpec(name: "queue-limit", value: "N", help: "files tracked at once; a larger burst is picked up by rescans as the queue drains (default 10000)"),
         OptionSpec(name: "once", value: nil, help: "convert what is in INBOX, then exit (0, or 1 if a file failed) instead of watching"),
+        OptionSpec(name: "serve", value: "[ADDR:]PORT", help: "serve the studio monitor (a live page: newest picture, queue, look) at ADDR:PORT (default address 127.0.0.1; port 8470 is usual)"),
+        OptionSpec(name: "token", value: "TOKEN", help: "the monitor's access token (needed off loopback; one is generated and printed when not given)"),
         OptionSpec(name: "status", value: nil, help: "lightwork watch --status OUTDIR: what a watch writing there has queued, in progress, done, failed"),
     ]
 
@@ -57,6 +59,12 @@ enum WatchCommand {
     after it get the new look (the manifest notes entries made with earlier settings); a recipe with a
     mistake is refused and the old one stays. Signal the watch's own pid (watch --status shows it), not
     every lightwork process: workers ignore SIGHUP, SIGINT and SIGTERM, and the watch decides for them.
+
+    Studio monitor: --serve 8470 serves a page at http://127.0.0.1:8470/ with the newest picture (a small
+    JPEG the worker makes from the render in memory), the filmstrip, the queue, the rate and the look, updated
+    live (server-sent events). Choosing a recipe, film or strength there applies to the files that start after
+    those in flight (as SIGHUP does; the manifest notes it). Loopback needs no login; any other address needs
+    --token (or prints a generated one); changes need the page's own POST. See docs/monitor.md.
 
     Status: OUTDIR/watch-status.json is rewritten as things change; 'lightwork watch --status OUTDIR'
     shows it, with the film and recipe in use (exit 0 while the watch runs, 3 when it is not running).
@@ -135,14 +143,46 @@ enum WatchCommand {
         defer { withExtendedLifetime(lock) {} }
         let console = Console(mode: parsed.has("quiet") ? .quiet : parsed.has("verbose") ? .verbose : .normal, json: parsed.has("json"))
         let service = WatchService(converter: converter, configuration: configuration)
-        // SIGHUP: the recipe is read into a new spec; workers started after it are sent that spec.
+        var monitor: MonitorServer?
+        var catalog: MonitorCatalog?
+        if let address = parsed.value("serve") {
+            do {
+                (monitor, catalog) = try startMonitor(address, parsed: parsed, service: service)
+            } catch {
+                return usageError(error)
+            }
+            console.info("studio monitor: \(monitor!.url)")
+            console.event(["event": "serving", "url": monitor!.url])
+        } else if parsed.value("token") != nil {
+            return usageError(LightWorkError.usage("--token goes with --serve"))
+        }
+        defer { monitor?.stop() }
+        // SIGHUP: the recipe is read into a new spec; workers started after it are sent that spec. The monitor's look
+        // changes are kept and laid over the command line's flags at every reload after them.
         let engine = converter.engine
-        service.reload = {
-            let spec = try makeSpec(parsed)
-            return (try FileConverter(spec: spec, engine: engine), try ExportArguments.rules(parsed, spec: spec))
+        var chosen = LookChange()
+        service.reload = { change in
+            if let change {
+                if let r = change.recipe { chosen.recipe = r }
+                if let f = change.film { chosen.film = f }
+                if let s = change.strength { chosen.strength = s }
+            }
+            var p = parsed
+            if let r = chosen.recipe {
+                p.values["recipe"] = r.isEmpty ? nil : [try catalog?.recipeFile(named: r)?.path ?? { throw LightWorkError.usage("no recipe \(r)") }()]
+            }
+            if let f = chosen.film {
+                p.values["lut"] = nil
+                p.values["film"] = f.isEmpty ? nil : [f]
+            }
+            if let s = chosen.strength { p.values["strength"] = [String(format: "%g", s)] }
+            let spec = try makeSpec(p)
+            return (try FileConverter(spec: spec, engine: engine), try ExportArguments.rules(p, spec: spec))
         }
         do {
-            let outcome = try service.run { event in report(event, console: console, manifestURL: configuration.manifestURL) }
+            let outcome = try service.run { event in
+                report(event, console: console, manifestURL: configuration.manifestURL, monitor: monitor)
+            }
             let s = service.status()
             console.event(["event": "stopped", "converted": s.converted, "skipped": s.skipped, "failed": s.failed,
                            "manifest": configuration.manifestURL.path])
@@ -179,13 +219,36 @@ enum WatchCommand {
         return url
     }
 
+    /// The monitor's server for `--serve ADDR:PORT`: a token off loopback (given or generated), previews under OUT.
+    static func startMonitor(_ address: String, parsed: ParsedArguments, service: WatchService) throws -> (MonitorServer, MonitorCatalog) {
+        let (host, port) = try MonitorServer.Configuration.parseAddress(address)
+        let profiles = try ProfilesDirectory.locate()
+        let previews = service.converter.outputDirectory.appendingPathComponent(WatchService.previewFolder)
+        try FileManager.default.createDirectory(at: previews, withIntermediateDirectories: true)
+        var c = MonitorServer.Configuration(assets: profiles.appendingPathComponent("monitor"), previews: previews)
+        c.host = host
+        c.port = port
+        c.token = parsed.value("token") ?? (c.isLoopback ? nil : MonitorServer.randomToken())
+        if let t = c.token, t.count < 16 || !t.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) {
+            throw LightWorkError.usage("--token needs at least 16 letters, digits, '-' or '_'")
+        }
+        let catalog = MonitorCatalog.load(profiles: profiles, ownRecipe: parsed.value("recipe").map { URL(fileURLWithPath: $0) })
+        let requests = service.lookRequests
+        let server = try MonitorServer(configuration: c, catalog: catalog) { requests.submit($0) }
+        service.previewDirectory = previews
+        service.monitorAddress = server.url.components(separatedBy: "?").first
+        return (server, catalog)
+    }
+
     static func usageError(_ error: Error) -> Int32 {
         FileHandle.standardError.write(Data("lightwork watch: \(error)\nRun 'lightwork watch --help' for usage.\n".utf8))
         return 2
     }
 
     /// One event: a log line (stderr, for journald) and/or a JSON event (stdout).
-    static func report(_ event: WatchService.Event, console: Console, manifestURL: URL) {
+    static func report(_ event: WatchService.Event, console: Console, manifestURL: URL, monitor: MonitorServer? = nil) {
+        // Each JSON event goes to stdout (--json) and to the monitor's streams alike.
+        let console = EventFanout(console: console, monitor: monitor)
         switch event {
         case let .started(backlog, mode):
             console.event(["event": "started", "backlog": backlog, "mode": mode, "manifest": manifestURL.path])
@@ -217,6 +280,25 @@ enum WatchCommand {
         case .notice(let text):
             console.event(["event": "notice", "message": text])
             console.info(text)
+        case .lookRequested(let change):
+            console.event(["event": "lookRequested", "look": change.summary])
+            console.info("monitor: look change asked for (\(change.summary)); it applies to files that start after those in flight")
+        case .statusChanged(let status):
+            monitor?.publish(status: status)
         }
     }
+}
+
+/// The console and the monitor's event streams as one: every JSON event reaches both.
+struct EventFanout {
+    let console: Console
+    let monitor: MonitorServer?
+
+    func event(_ fields: [String: Any]) {
+        console.event(fields)
+        monitor?.publish(event: fields)
+    }
+    func info(_ text: String) { console.info(text) }
+    func verbose(_ text: String) { console.verbose(text) }
+    func error(_ text: String) { console.error(text) }
 }

@@ -13,7 +13,7 @@ public enum BatchJob {
             entry = reused
             entry.timings["total"] = clock.total()
         } else {
-            entry = converter.convert(item, to: job.output)
+            entry = converter.convert(item, to: job.output, preview: job.preview.map { URL(fileURLWithPath: $0) })
             entry.notes += job.notes
         }
         entry.input.index = job.index

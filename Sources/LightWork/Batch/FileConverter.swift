@@ -61,8 +61,9 @@ public struct FileConverter: Sendable {
         return entry
     }
 
-    /// Decodes, renders and writes `item` to `relative` (a path under the output folder, as the planner named it).
-    public func convert(_ item: InputItem, to relative: String) -> Manifest.Entry {
+    /// Decodes, renders and writes `item` to `relative` (a path under the output folder, as the planner named it);
+    /// with `preview`, also a small JPEG of the same pixels there (`PreviewImage`; a failed preview is a note only).
+    public func convert(_ item: InputItem, to relative: String, preview: URL? = nil) -> Manifest.Entry {
         var entry = Manifest.Entry(input: Manifest.Input(path: item.displayPath, relativePath: item.relativePath), status: .failed)
         let clock = StageClock()
         do {
@@ -169,6 +170,13 @@ public struct FileConverter: Sendable {
             }
             let written = try format.writer(engine: engine).write(pixels, settings: encode, to: url)
             entry.timings["encode"] = clock.lap()
+            if let preview {
+                do {
+                    try PreviewImage.write(pixels, space: export.colorSpace, metadata: decoded.metadata, to: preview)
+                } catch {
+                    entry.notes.append("no preview for the monitor: \(error)")
+                }
+            }
 
             entry.output = Manifest.Output(path: relative, sha256: written.sha256, size: written.size, format: format.rawValue,
                                            bitDepth: format.bitDepth, channels: pixels.channels, colorSpace: export.colorSpace.rawValue,

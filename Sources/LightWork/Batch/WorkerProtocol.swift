@@ -23,6 +23,9 @@ public struct WorkerJob: Codable, Sendable, Equatable {
     public var notes: [String]
     /// The previous run's entry for this input, when one exists and `--force` was not given.
     public var previous: Manifest.Entry?
+    /// Where to write a small JPEG of the render (and its capture facts beside it, `PreviewImage`), for the studio
+    /// monitor; nil for none. Made from the pixels in memory: the output is never decoded again.
+    public var preview: String?
 
     public init(index: Int, item: InputItem, output: String, notes: [String] = [], previous: Manifest.Entry?) {
         self.index = index

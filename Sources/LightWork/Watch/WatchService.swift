@@ -21,6 +21,10 @@ public final class WatchService {
         case reloaded(settings: ResolvedSettings, digest: String)
         /// Lines worth telling the user.
         case notice(String)
+        /// The monitor asked for this look; it applies once the files in flight are done (then `reloaded`).
+        case lookRequested(LookChange)
+        /// The status as just written to `watch-status.json` (at most twice a second while things change).
+        case statusChanged(WatchStatus)
     }
 
     /// How the watch ended.
@@ -33,8 +37,15 @@ public final class WatchService {
 
     public private(set) var converter: FileConverter
     public private(set) var configuration: WatchConfiguration
-    /// Reads the recipe and flags again (SIGHUP); nil when reloading is not offered.
-    public var reload: (() throws -> (FileConverter, PlanRules))?
+    /// Reads the recipe and flags again (SIGHUP), with the monitor's look change when one is given; nil when
+    /// reloading is not offered.
+    public var reload: ((LookChange?) throws -> (FileConverter, PlanRules))?
+    /// Where workers write each file's preview (`PreviewImage`) for the studio monitor; nil: no previews.
+    public var previewDirectory: URL?
+    /// The monitor's address, shown in the status; nil when not serving.
+    public var monitorAddress: String?
+    /// Look changes from the monitor's server threads.
+    public let lookRequests = LookRequests()
     /// The manifest as it is written.
     public var manifest: Manifest { store.rendered }
 
@@ -70,6 +81,14 @@ public final class WatchService {
     private let startedAt = Date()
     private let startClock: Double
     private var onEvent: (Event) -> Void = { _ in }
+    /// A monitor look change waiting for the files in flight, and the note files converted with it carry.
+    private var pendingLook: LookChange?
+    private var lookNote: String?
+    private var recent: [WatchStatus.Frame] = []
+    /// When the latest files finished (monotonic clock), for the rate.
+    private var finishTimes: [Double] = []
+    /// Previews kept on disk: the latest this many files'.
+    static let previewsKept = 200
 
     struct InFlight {
         let seq: Int
@@ -79,6 +98,7 @@ public final class WatchService {
         let job: WorkerJob
         let settingsDigest: String
         let started: Double
+        let look: String
     }
 
     public init(converter: FileConverter, configuration: WatchConfiguration) {
@@ -242,8 +262,11 @@ public final class WatchService {
 
     /// Hands a recorded job to the scheduler.
     private func start(_ job: WorkerJob, sha: String, signature: FileSignature, digest: String) -> WorkerJob {
+        var job = job
+        if let lookNote { job.notes.append(lookNote) }
+        job.preview = previewDirectory.map { WatchService.previewURL(in: $0, seq: job.index).path }
         inFlight[job.index] = InFlight(seq: job.index, relativePath: job.relativePath, sha256: sha, signature: signature, job: job,
-                                       settingsDigest: digest, started: WatchService.clock())
+                                       settingsDigest: digest, started: WatchService.clock(), look: WatchStatus.lookLabel(converter.settings))
         statusDirty = true
         onEvent(.converting(item: job.item))
         return job
@@ -332,11 +355,13 @@ public final class WatchService {
         }
         var entry = entry
         entry.input.index = f.seq
-        try record(seq: f.seq, rel: f.relativePath, sha: entry.input.sha256 ?? f.sha256, signature: f.signature, entry: entry, digest: f.settingsDigest)
+        try record(seq: f.seq, rel: f.relativePath, sha: entry.input.sha256 ?? f.sha256, signature: f.signature, entry: entry, digest: f.settingsDigest,
+                   look: f.look)
     }
 
     /// Records a file's outcome (journal first, then manifest), then moves the original when asked.
-    private func record(seq: Int, rel: String, sha: String, signature: FileSignature, entry: Manifest.Entry, digest: String) throws {
+    private func record(seq: Int, rel: String, sha: String, signature: FileSignature, entry: Manifest.Entry, digest: String,
+                        look: String? = nil) throws {
         var entry = entry
         entry.input.index = seq
         try ledger.append(WatchRecord(op: .done, seq: seq, path: rel, sha256: sha, signature: signature, entry: entry, settingsDigest: digest))
@@ -349,8 +374,46 @@ public final class WatchService {
             if recentFailures.count > 20 { recentFailures.removeFirst(recentFailures.count - 20) }
         }
         moveOriginal(seq: seq, rel: rel, status: entry.status, reason: entry.reason, sha: sha)
+        remember(seq: seq, rel: rel, entry: entry, look: look ?? WatchStatus.lookLabel(converter.settings))
         statusDirty = true
         onEvent(.finished(item: item(rel), entry: entry))
+    }
+
+    /// The frame the monitor shows for a finished file (its preview and capture facts, when the worker made them).
+    private func remember(seq: Int, rel: String, entry: Manifest.Entry, look: String) {
+        let now = WatchService.clock()
+        finishTimes.append(now)
+        finishTimes.removeAll { now - $0 > 300 }
+        var frame = WatchStatus.Frame(index: seq, input: rel, output: entry.output?.path, status: entry.status, reason: entry.reason,
+                                      look: look, seconds: entry.timings["total"].map { ($0 * 1000).rounded() / 1000 },
+                                      at: Manifest.timestamp(Date()))
+        let camera = [entry.input.make, entry.input.model].compactMap { $0 }.joined(separator: " ")
+        frame.camera = camera.isEmpty ? nil : camera
+        if let dir = previewDirectory {
+            let url = WatchService.previewURL(in: dir, seq: seq)
+            if entry.status == .converted, FileManager.default.fileExists(atPath: url.path) {
+                frame.preview = WatchService.previewFolder + "/" + url.lastPathComponent
+                if let data = try? Data(contentsOf: PreviewImage.factsURL(for: url)),
+                   let facts = try? JSONDecoder().decode(PreviewImage.Facts.self, from: data) {
+                    frame.camera = facts.camera ?? frame.camera
+                    frame.exposure = facts.exposure
+                }
+            }
+            // Bounded on disk: the previews of files long gone from the filmstrip are removed.
+            let old = WatchService.previewURL(in: dir, seq: seq - WatchService.previewsKept)
+            try? FileManager.default.removeItem(at: old)
+            try? FileManager.default.removeItem(at: PreviewImage.factsURL(for: old))
+        }
+        recent.append(frame)
+        if recent.count > WatchStatus.recentLimit { recent.removeFirst(recent.count - WatchStatus.recentLimit) }
+    }
+
+    /// The folder of the monitor's previews, relative to the output folder (private: never an input or an output).
+    public static let previewFolder = ".lightwork/monitor/previews"
+
+    /// File `seq`'s preview in `folder`.
+    public static func previewURL(in folder: URL, seq: Int) -> URL {
+        folder.appendingPathComponent(String(format: "%06d.jpg", seq))
     }
 
     private func releaseBlocked() {
@@ -397,18 +460,22 @@ public final class WatchService {
     private func performReload() {
         state = .running
         statusDirty = true
+        let change = pendingLook
+        pendingLook = nil
         guard let reload else { return }
         do {
-            let (newConverter, newRules) = try reload()
+            let (newConverter, newRules) = try reload(change)
             scheduler.restart(converter: newConverter)
             converter = newConverter
             var rules = newRules
             rules.filter = configuration.rules.filter
             configuration.rules = rules
             store.changeSettings(newConverter.settings)
+            if let change { lookNote = "look chosen on the studio monitor: \(change.summary) (\(WatchStatus.lookLabel(newConverter.settings)))" }
             onEvent(.reloaded(settings: store.manifest.settings, digest: store.settingsDigest))
         } catch {
-            notice("SIGHUP: the recipe was not reloaded (the previous settings stay): \(error)")
+            notice(change == nil ? "SIGHUP: the recipe was not reloaded (the previous settings stay): \(error)"
+                                 : "monitor: the look was not changed (the previous settings stay): \(error)")
         }
     }
 
@@ -441,6 +508,18 @@ public final class WatchService {
         s.queuedFiles = Array((ready + blocked).prefix(WatchStatus.listLimit).map(\.relativePath))
         s.inProgressFiles = inFlight.values.sorted { $0.seq < $1.seq }.map(\.relativePath)
         s.recentFailures = recentFailures
+        s.strength = converter.settings.strength
+        s.look = WatchStatus.lookLabel(converter.settings)
+        s.nextLook = pendingLook?.summary
+        s.recent = recent
+        s.monitor = monitorAddress
+        let recentTimes = finishTimes.filter { now - $0 <= 300 }
+        if recentTimes.count >= 2, let first = recentTimes.first, let last = recentTimes.last, last > first {
+            let perSecond = Double(recentTimes.count - 1) / max(last - first, now - first)
+            s.perMinute = (perSecond * 600).rounded() / 10
+            let left = s.waiting + s.queued + s.inProgress
+            if left > 0 { s.secondsToEmpty = (Double(left) / perSecond).rounded() }
+        }
         return s
     }
 
@@ -448,7 +527,9 @@ public final class WatchService {
         lastStatusWrite = now
         statusDirty = false
         do {
-            try AtomicFile.write(data: try status(now: now).encoded(), to: configuration.statusURL)
+            let s = status(now: now)
+            try AtomicFile.write(data: try s.encoded(), to: configuration.statusURL)
+            onEvent(.statusChanged(s))
         } catch {
             notice("cannot write the status file \(configuration.statusURL.path): \(error)")
         }
@@ -465,6 +546,16 @@ extension WatchService: JobSource {
             state = .reloading
             statusDirty = true
             notice(inFlight.isEmpty ? "SIGHUP: reloading the recipe" : "SIGHUP: reloading the recipe once the \(inFlight.count) file(s) in flight are done")
+        }
+        if let change = lookRequests.take() {
+            if reload != nil, state == .running || state == .reloading {
+                pendingLook = change
+                state = .reloading
+                statusDirty = true
+                onEvent(.lookRequested(change))
+            } else {
+                notice("monitor: the look was not changed while the watch is \(state.rawValue)")
+            }
         }
         if state == .reloading && scheduler.inFlight == 0 { performReload() }
 
@@ -527,7 +618,7 @@ extension WatchService: JobSource {
         return due.min()
     }
 
-    var wakeDescriptors: [Int32] { [hangup?.wakeFD, inotify?.fd].compactMap { $0 }.filter { $0 >= 0 } }
+    var wakeDescriptors: [Int32] { [hangup?.wakeFD, inotify?.fd, lookRequests.wakeFD].compactMap { $0 }.filter { $0 >= 0 } }
 
     func jobFinished(_ job: WorkerJob, entry: Manifest.Entry, lost: Bool) throws {
         var entry = entry

@@ -11,6 +11,33 @@ public struct WatchStatus: Codable, Sendable, Equatable {
         public var at: String
     }
 
+    /// A file the watch finished, as the studio monitor shows it (newest last in `recent`).
+    public struct Frame: Codable, Sendable, Equatable {
+        /// The file's number in the journal and manifest (`input.index`).
+        public var index: Int
+        public var input: String
+        public var output: String?
+        public var status: Manifest.Status
+        public var reason: String?
+        /// The preview JPEG, relative to the output folder (`--serve` only), nil when none was made.
+        public var preview: String?
+        public var camera: String?
+        public var exposure: String?
+        /// The look it was converted with: recipe, film and strength (`WatchStatus.lookLabel`).
+        public var look: String
+        public var seconds: Double?
+        public var at: String
+    }
+
+    /// The look files that start now get, as the monitor's and `watch --status`'s one line.
+    public static func lookLabel(_ settings: ResolvedSettings) -> String {
+        var parts: [String] = [settings.recipeName ?? "no recipe"]
+        if let film = settings.film {
+            parts.append(film + (settings.strength.map { String(format: " at %g %%", $0) } ?? ""))
+        }
+        return parts.joined(separator: " · ")
+    }
+
     public var schema = "lightwork-watch-status"
     public var pid: Int32
     public var inbox: String
@@ -41,6 +68,23 @@ public struct WatchStatus: Codable, Sendable, Equatable {
     public var recentFailures: [Failure] = []
     /// Seconds since the watch started.
     public var uptime = 0.0
+    /// The film strength in use (percent), nil without a film or LUT.
+    public var strength: Double?
+    /// `lookLabel` of the settings in use.
+    public var look: String?
+    /// A look asked for (by the monitor) that applies once the files in flight are done; nil when none waits.
+    public var nextLook: String?
+    /// The latest finished files (at most `recentLimit`), newest last: the monitor's picture and filmstrip.
+    public var recent: [Frame] = []
+    /// Files finished per minute over the last five minutes (nil before two have finished).
+    public var perMinute: Double?
+    /// Seconds until what is waiting, queued and converting is done at that rate (nil when unknown or empty).
+    public var secondsToEmpty: Double?
+    /// The studio monitor's address (`--serve`), nil when not serving.
+    public var monitor: String?
+
+    /// At most this many frames in `recent`.
+    public static let recentLimit = 30
 
     /// At most this many names per list (a burst of 5,000 files must not make the status file huge).
     public static let listLimit = 50

@@ -1,0 +1,110 @@
+import Foundation
+
+/// The studio monitor's picture of a converted file: the rendered pixels (already in memory, in the output's colour
+/// space) averaged down to at most `longEdge` pixels, written as an 8-bit JPEG with the output's ICC profile, and
+/// beside it `NAME.json` with the capture facts the page shows. Never decoded from the output again.
+public enum PreviewImage {
+    /// The preview's longest side in pixels.
+    public static let longEdge = 1280
+
+    /// What the page shows under the picture; written by the worker beside the preview.
+    public struct Facts: Codable, Sendable, Equatable {
+        public var width: Int
+        public var height: Int
+        public var camera: String?
+        public var lens: String?
+        /// "1/125 s · f/8 · ISO 200 · 50 mm", the parts known.
+        public var exposure: String?
+        public var taken: String?
+    }
+
+    /// Writes the preview JPEG (atomically) and its facts.
+    public static func write(_ pixels: EncodedPixels, space: OutputColorSpace, metadata: ImageMetadata, to url: URL) throws {
+        let small = reduce(pixels, longEdge: longEdge)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        var settings = EncodeSettings(format: .jpeg, jpegQuality: 82, jpegOptimizeCoding: false)
+        settings.iccProfile = small.channels == 3 ? ICCProfile.embedded(for: space) : nil
+        try small.validateForWriting(profile: settings.iccProfile)
+        // Renamed into place whole, but not synced: a preview lost to a power cut costs nothing, an fsync per file
+        // would cost the watch's rate.
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(AtomicFile.temporaryName(for: url.lastPathComponent)).path
+        let fd = AtomicFile.openExclusive(temporary)
+        guard fd >= 0 else { throw AtomicFile.failure(errno, path: url.path, action: "create") }
+        do {
+            try JPEGWriter().encode(small, settings: settings, to: AtomicFile.Output(fileDescriptor: fd, temporaryPath: temporary, finalPath: url.path))
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        close(fd)
+        guard rename(temporary, url.path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw AtomicFile.failure(code, path: url.path, action: "rename")
+        }
+        let facts = Facts(width: small.width, height: small.height, camera: camera(metadata), lens: metadata.lens,
+                          exposure: exposure(metadata), taken: metadata.dateTimeOriginal)
+        try CanonicalJSON.encode(facts).write(to: factsURL(for: url), options: .atomic)
+    }
+
+    /// The facts file beside a preview.
+    public static func factsURL(for preview: URL) -> URL { preview.deletingPathExtension().appendingPathExtension("json") }
+
+    static func camera(_ m: ImageMetadata) -> String? {
+        let make = m.make?.trimmingCharacters(in: .whitespaces) ?? ""
+        let model = m.model?.trimmingCharacters(in: .whitespaces) ?? ""
+        if make.isEmpty && model.isEmpty { return nil }
+        // Many models repeat the make ("Canon EOS R5" after "Canon").
+        if model.lowercased().hasPrefix(make.lowercased()) { return model }
+        return [make, model].filter { !$0.isEmpty }.joined(separator: " ")
+    }
+
+    static func exposure(_ m: ImageMetadata) -> String? {
+        var parts: [String] = []
+        if let t = m.exposureTime, t > 0 {
+            parts.append(t >= 1 ? String(format: "%g s", t) : "1/\(Int((1 / t).rounded())) s")
+        }
+        if let f = m.fNumber, f > 0 { parts.append(String(format: "f/%g", (f * 10).rounded() / 10)) }
+        if let iso = m.iso, iso > 0 { parts.append("ISO \(Int(iso.rounded()))") }
+        if let mm = m.focalLength, mm > 0 { parts.append("\(Int(mm.rounded())) mm") }
+        return parts.isEmpty ? nil : parts.joined(separator: " · ")
+    }
+
+    /// `pixels` as 8-bit grey or RGB (alpha dropped), each output pixel the mean of a k×k block (k the smallest
+    /// whole factor that brings the long edge to `longEdge` or under).
+    static func reduce(_ pixels: EncodedPixels, longEdge: Int) -> EncodedPixels {
+        let k = max(1, (max(pixels.width, pixels.height) + longEdge - 1) / longEdge)
+        let w = max(1, pixels.width / k), h = max(1, pixels.height / k)
+        let inChannels = pixels.channels
+        let colour = inChannels >= 3
+        let outChannels = colour ? 3 : 1
+        var out = EncodedPixels(width: w, height: h, channels: outChannels, depth: .eight)
+        let rowStride = pixels.width * inChannels
+        let area = UInt64(k * k)
+        // Sums in integers (exact), one division per sample; 16-bit samples are brought to 8 bits at the end.
+        func average<T: BinaryInteger>(_ src: UnsafeBufferPointer<T>, shift: Int, into dst: UnsafeMutableBufferPointer<UInt8>) {
+            for y in 0..<h {
+                for x in 0..<w {
+                    for c in 0..<outChannels {
+                        var sum: UInt64 = 0
+                        for dy in 0..<k {
+                            let base = (y * k + dy) * rowStride + (x * k) * inChannels + c
+                            for dx in 0..<k { sum += UInt64(src[base + dx * inChannels]) }
+                        }
+                        let mean = (sum + area / 2) / area
+                        dst[(y * w + x) * outChannels + c] = UInt8(shift == 0 ? mean : min(255, (mean * 255 + 32767) / 65535))
+                    }
+                }
+            }
+        }
+        out.samples8.withUnsafeMutableBufferPointer { dst in
+            if pixels.depth == .eight {
+                pixels.samples8.withUnsafeBufferPointer { average($0, shift: 0, into: dst) }
+            } else {
+                pixels.samples16.withUnsafeBufferPointer { average($0, shift: 8, into: dst) }
+            }
+        }
+        return out
+    }
+}
