@@ -43,8 +43,8 @@ final class MonitorBrowserTests: XCTestCase {
         // The preview is the 600×400 render at full size (under the 1280 long edge), made by the worker.
         XCTAssertEqual(shown["width"] as? Int, 600)
         let status = try WatchStatus.read(m.watch.statusURL)
-        XCTAssertEqual(status.recent.map(\.input), ["live1.dng"], "what the page shows is in watch-status.json")
-        XCTAssertEqual(status.recent.first?.preview, WatchService.previewFolder + "/" + String(format: "%06d.jpg", status.recent[0].index))
+        XCTAssertEqual(status.recent?.map(\.input), ["live1.dng"], "what the page shows is in watch-status.json")
+        XCTAssertEqual(status.recent?.first?.preview, WatchService.previewFolder + "/" + String(format: "%06d.jpg", status.recent?.first?.index ?? -1))
         XCTAssertEqual(shown["look"] as? String, status.look)
         XCTAssertTrue(FileManager.default.fileExists(atPath: shot.path))
         let image = try ImageFileReader.read(shot)

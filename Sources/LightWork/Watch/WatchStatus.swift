@@ -74,8 +74,9 @@ public struct WatchStatus: Codable, Sendable, Equatable {
     public var look: String?
     /// A look asked for (by the monitor) that applies once the files in flight are done; nil when none waits.
     public var nextLook: String?
-    /// The latest finished files (at most `recentLimit`), newest last: the monitor's picture and filmstrip.
-    public var recent: [Frame] = []
+    /// The latest finished files (at most `recentLimit`), newest last: the monitor's picture and filmstrip
+    /// (optional, so `watch --status` still reads a status file an older LightWork wrote).
+    public var recent: [Frame]?
     /// Files finished per minute over the last five minutes (nil before two have finished).
     public var perMinute: Double?
     /// Seconds until what is waiting, queued and converting is done at that rate (nil when unknown or empty).
