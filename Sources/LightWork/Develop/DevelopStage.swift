@@ -4,9 +4,11 @@ import Foundation
 /// JPEG/PNG: their device RGB decoded to linear sRGB primaries). The modules, in order, declared once:
 ///
 ///     decode:  (inside RawDecoder)                                       → whiteBalance, highlights
-///     scene:   denoise · lens · sharpen · rotate · crop · aspect · exposure · tone → before resizing
+///     scene:   denoise · lens · rotate · crop · aspect · sharpen · exposure · tone → before resizing
 ///     output:  outputSharpen                                             → after resizing
 ///
+/// The geometry (lens, rotate, crop, aspect: `GeometricDevelopModule`s) is composed and resampled once, at the
+/// final size; capture sharpening follows it, so it runs on the kept pixels only and needs no resampling between.
 /// Recipes' `develop` section, the CLI's flags, the spec and the manifest all read `modules`. A module that is off
 /// costs nothing; when every module of a placement is off the image is not even converted to float planes.
 public enum DevelopStage {
@@ -16,10 +18,10 @@ public enum DevelopStage {
         Highlights.self,
         Denoise.self,
         LensCorrection.self,
-        Sharpen.self,
         Rotate.self,
         Crop.self,
         Aspect.self,
+        Sharpen.self,
         Exposure.self,
         Tone.self,
         OutputSharpen.self,
@@ -52,7 +54,19 @@ public enum DevelopStage {
         }
         guard !active.isEmpty else { return nil }
         var planes = PlanarImage(image, engine: context.engine)
-        for module in active { planes = try module.run(settings, on: planes, context: &context) }
+        // Consecutive geometric modules compose into one geometry, resampled when a pixel module or the end needs it.
+        var geometry: DevelopGeometry?
+        for module in active {
+            if let geometric = module as? any GeometricDevelopModule.Type {
+                var g = geometry ?? DevelopGeometry(source: planes)
+                try geometric.compose(settings, onto: &g, context: &context)
+                geometry = g
+                continue
+            }
+            if let g = geometry { planes = g.render(engine: context.engine); geometry = nil }
+            planes = try module.run(settings, on: planes, context: &context)
+        }
+        if let g = geometry { planes = g.render(engine: context.engine) }
         return planes.workingImage(space: image.space, engine: context.engine)
     }
 }
