@@ -5,27 +5,19 @@
 
 #pragma clang fp contract(off)
 
-void lw_grid_line(const float *grid, int across, int down, int fields, int spacing,
-                  double u0, double v0, double du, double dv, int n, float *const *out) {
-    const double maxu = (double)((across - 1) * spacing) - 1e-3, maxv = (double)((down - 1) * spacing) - 1e-3;
-    const float inv = 1.0f / (float)spacing;
-    for (int k = 0; k < n; k++) {
-        double u = u0 + (double)k * du, v = v0 + (double)k * dv;
-        // NaN fails the first test and lands on 0, like the resampler's positions.
-        if (!(u >= 0.0)) u = 0.0;
-        if (u > maxu) u = maxu;
-        if (!(v >= 0.0)) v = 0.0;
-        if (v > maxv) v = maxv;
-        int i = (int)u / spacing, j = (int)v / spacing;
-        // The fractions from the whole pixel and its sub-pixel part: a whole-pixel position gives lw_grid_row's bits.
-        int iu = (int)u, iv = (int)v;
-        float fx = ((float)(iu - i * spacing) + (float)(u - (double)iu)) * inv;
-        float fy = ((float)(iv - j * spacing) + (float)(v - (double)iv)) * inv;
-        const float *top = grid + ((size_t)j * (size_t)across + (size_t)i) * (size_t)fields, *bottom = top + (size_t)across * (size_t)fields;
-        for (int f = 0; f < fields; f++) {
-            float a = top[f], b = bottom[f], c = top[fields + f], d = bottom[fields + f];
-            float left = a + (b - a) * fy, right = c + (d - c) * fy;
-            out[f][k] = left + (right - left) * fx;
+void lw_grid_row(const float *grid, int across, int fields, int spacing, int y, int width, float *const *out) {
+    int j = y / spacing;
+    float fy = (float)(y - j * spacing) / (float)spacing;
+    const float *top = grid + (size_t)j * (size_t)across * (size_t)fields, *bottom = top + (size_t)across * (size_t)fields;
+    float inv = 1.0f / (float)spacing;
+    for (int f = 0; f < fields; f++) {
+        float *o = out[f];
+        for (int i = 0; i * spacing < width; i++) {
+            float a = top[(size_t)i * fields + f], b = bottom[(size_t)i * fields + f];
+            float c = top[(size_t)(i + 1) * fields + f], d = bottom[(size_t)(i + 1) * fields + f];
+            float left = a + (b - a) * fy, right = c + (d - c) * fy, slope = right - left;
+            int x0 = i * spacing, x1 = x0 + spacing < width ? x0 + spacing : width;
+            for (int x = x0; x < x1; x++) o[x] = left + slope * ((float)(x - x0) * inv);
         }
     }
 }

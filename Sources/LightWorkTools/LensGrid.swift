@@ -490,7 +490,7 @@ extension LensGrid {
         return sums.withLock { $0 }.map { ($0 / n).squareRoot() }
     }
 
-    /// The largest distance between the grid-interpolated source positions (`lw_grid_line`) and lensfun's own,
+    /// The largest distance between the grid-interpolated source positions (`lw_grid_row`) and lensfun's own,
     /// over the pixels of every 16th row and column (all channels) of the modifier's frame.
     static func gridError(_ modifier: LensModifier) -> Double {
         let (w, h) = (modifier.width, modifier.height)
@@ -502,7 +502,7 @@ extension LensGrid {
                 let exact = UnsafeMutablePointer<Float>.allocate(capacity: 6 * w), fields = UnsafeMutablePointer<Float>.allocate(capacity: 7 * w)
                 defer { exact.deallocate(); fields.deallocate() }
                 var rows = (0..<7).map { Optional(fields + $0 * w) }
-                lw_grid_line(g.value, Int32(across), Int32(nodes.count / (7 * across)), 7, Int32(LensModifier.gridSpacing), 0, Double(y), 1, 0, Int32(w), &rows)
+                lw_grid_row(g.value, Int32(across), 7, Int32(LensModifier.gridSpacing), Int32(y), Int32(w), &rows)
                 // lensfun's own positions one pixel at a time (its row call takes an SSE path whose square
                 // roots are approximate: it strays from these by up to 0.5 px at 24 MP), every 16th row and column.
                 guard y % 16 == 5 else { return }

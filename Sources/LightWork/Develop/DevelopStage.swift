@@ -40,11 +40,18 @@ public enum DevelopStage {
     /// are skipped with their note.
     public static func run(_ placement: DevelopPlacement, settings: DevelopSettings, image: WorkingImage,
                            context: inout DevelopContext) throws -> WorkingImage? {
+        try run([placement], settings: settings, image: image, context: &context)
+    }
+
+    /// Runs the modules of several placements in one go, on one conversion to float planes and back (the scene
+    /// and output placements when nothing is resized between them).
+    public static func run(_ placements: Set<DevelopPlacement>, settings: DevelopSettings, image: WorkingImage,
+                           context: inout DevelopContext) throws -> WorkingImage? {
         var active: [any DevelopModule.Type] = []
         for module in modules where !settings.isOff(module.descriptor.name) {
             let d = module.descriptor
-            var runsHere = d.placement == placement
-            if context.kind == .rgb, d.placement == .decode { runsHere = placement == .scene }
+            var runsHere = placements.contains(d.placement)
+            if context.kind == .rgb, d.placement == .decode { runsHere = placements.contains(.scene) }
             guard runsHere else { continue }
             if context.kind == .rgb, let note = d.rgbSkipNote {
                 if !settings.isExportDefault(d.name) { context.notes.append("\(d.name): \(note)") }

@@ -34,8 +34,9 @@ extension GeometricDevelopModule {
 ///
 ///     u = m0·x + m1·y + m2,   v = m3·x + m4·y + m5        (double)
 ///
-/// and there the lens map gives each channel's source position and the vignetting gain (`lw_grid_line`); without a
-/// lens the source position is (u, v) itself. `render` samples each channel once there (Keys bicubic,
+/// and there the lens map gives each channel's source position and the vignetting gain (lensfun's, at the nodes of
+/// a 16 px grid of the output frame, bilinear between them: `lw_grid_row`); without a lens the source position is
+/// (u, v) itself. `render` samples each channel once there (Keys bicubic,
 /// `lw_resample.h`); a whole-pixel translation (a crop alone) is a copy.
 public struct DevelopGeometry {
     /// The image the pixels come from (a lens correction in camera RGB turns it into camera RGB in place when rendered).
@@ -107,11 +108,15 @@ public struct DevelopGeometry {
         }
         let workers = engine.workers(for: height)
         let fields = LensModifier.gridFields
+        // The lens's maps on the output frame's own grid (node → the lens frame's position → lensfun there).
+        let grid = lens.map { l in l.modifier.grid(vignetting: l.vignetting, engine: engine, width: width, height: height) {
+            (m[0] * $0 + m[1] * $1 + m[2], m[3] * $0 + m[4] * $1 + m[5])
+        } }
         let scratch = UncheckedSendable(UnsafeMutablePointer<Float>.allocate(capacity: fields * w * workers))
         defer { scratch.value.deallocate() }
-        let me = UncheckedSendable((image, out, lens))
+        let me = UncheckedSendable((image, out, lens, grid))
         Parallel.forEach(height, workers: workers) { worker, y in
-            let (img, res, lens) = me.value
+            let (img, res, lens, grid) = me.value
             let u0 = m[1] * Double(y) + m[2], v0 = m[4] * Double(y) + m[5]
             let o = y * w
             guard let lens else {
@@ -124,9 +129,8 @@ public struct DevelopGeometry {
             }
             let base = scratch.value + worker * fields * w
             var rows = (0..<fields).map { Optional(base + $0 * w) }
-            lens.nodes.withUnsafeBufferPointer { grid in
-                lw_grid_line(grid.baseAddress, Int32(lens.across), Int32(lens.down), Int32(fields), Int32(LensModifier.gridSpacing),
-                             u0, v0, m[0], m[3], Int32(w), &rows)
+            grid!.nodes.withUnsafeBufferPointer { nodes in
+                lw_grid_row(nodes.baseAddress, Int32(grid!.across), Int32(fields), Int32(LensModifier.gridSpacing), Int32(y), Int32(w), &rows)
             }
             for c in 0..<3 {
                 // Alpha follows green (coverage has no lateral CA of its own).
@@ -143,13 +147,11 @@ public struct DevelopGeometry {
     }
 }
 
-/// A lens correction of one frame, as `DevelopGeometry` resamples it: lensfun's grid (`LensModifier.grid`:
-/// each channel's source position and the vignetting gain, every `LensModifier.gridSpacing` pixels) and, for TCA in
-/// the camera's channels, the matrices into and out of camera RGB.
+/// A lens correction of one frame, as `DevelopGeometry` resamples it: lensfun's modifier (each channel's source
+/// position and the vignetting gain, asked on the output frame's grid: `LensModifier.grid`) and, for TCA in the
+/// camera's channels, the matrices into and out of camera RGB.
 struct LensMap: @unchecked Sendable {
-    let nodes: [Float]
-    let across: Int
-    let down: Int
+    let modifier: LensModifier
     let toCamera: [Float]?
     let toWorking: [Float]?
     let vignetting: Bool

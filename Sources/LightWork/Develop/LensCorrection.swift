@@ -113,7 +113,7 @@ public enum LensCorrection: GeometricDevelopModule {
             notes.append("the camera's matrix is unknown (colour model libraw): TCA corrected on the working space's channels")
         }
         geometry.correctLens(modifier.map(cameraToWorking: applied & Int32(LF_MODIFY_TCA) != 0 ? cameraToWorking : nil,
-                                          vignetting: vignetting, engine: context.engine))
+                                          vignetting: vignetting))
         var done: [String] = []
         if applied & Int32(LF_MODIFY_DISTORTION) != 0 { done.append("distortion") }
         if applied & Int32(LF_MODIFY_TCA) != 0 { done.append("TCA") }
@@ -298,10 +298,14 @@ public final class LensModifier: @unchecked Sendable {
     static let gridFields = 7
 
     /// lensfun's source positions of every channel, and the vignetting gain at the green one (1 without
-    /// `vignetting`), at the nodes of the coarse grid `lw_grid_line` interpolates: `across` nodes a row.
-    public func grid(vignetting: Bool, engine: EngineConfiguration) -> (nodes: [Float], across: Int) {
+    /// `vignetting`), at the nodes of the coarse grid `lw_grid_row` interpolates over a `width` × `height` frame
+    /// (the modifier's own frame by default): `across` nodes a row. Node (i, j) is lensfun's at `at(i·s, j·s)` of
+    /// the modifier's frame: a frame composed after the correction (rotated, cropped; `DevelopGeometry`) has its
+    /// positions through the lens on its own grid, so a row is read as fast as the lens frame's.
+    public func grid(vignetting: Bool, engine: EngineConfiguration, width: Int? = nil, height: Int? = nil,
+                     at: @escaping @Sendable (Double, Double) -> (Double, Double) = { ($0, $1) }) -> (nodes: [Float], across: Int) {
         let s = Self.gridSpacing, f = Self.gridFields
-        let across = (width - 1) / s + 2, down = (height - 1) / s + 2
+        let across = ((width ?? self.width) - 1) / s + 2, down = ((height ?? self.height) - 1) / s + 2
         var nodes = [Float](repeating: 0, count: across * down * f)
         nodes.withUnsafeMutableBufferPointer { buffer in
             let g = UncheckedSendable(buffer.baseAddress!)
@@ -309,7 +313,8 @@ public final class LensModifier: @unchecked Sendable {
                 var positions = [Float](repeating: 0, count: 6)
                 for i in 0..<across {
                     let node = g.value + (j * across + i) * f
-                    positions.withUnsafeMutableBufferPointer { self.sourcePositions(x: Float(i * s), y: Float(j * s), count: 1, into: $0.baseAddress!) }
+                    let (u, v) = at(Double(i * s), Double(j * s))
+                    positions.withUnsafeMutableBufferPointer { self.sourcePositions(x: Float(u), y: Float(v), count: 1, into: $0.baseAddress!) }
                     for k in 0..<6 { node[k] = positions[k] }
                     node[6] = 1
                     if vignetting { self.vignettingGains(x: positions[2], y: positions[3], count: 1, into: node + 6) }
@@ -322,11 +327,10 @@ public final class LensModifier: @unchecked Sendable {
     /// The correction as `DevelopGeometry` resamples it: each output pixel's channels sampled at the grid's
     /// positions, times the vignetting gain there. With `cameraToWorking`, the resampling is in the camera's
     /// channels: the source is turned into them in place, and each output row back into the working space.
-    func map(cameraToWorking: Matrix3?, vignetting: Bool, engine: EngineConfiguration) -> LensMap {
-        let (nodes, across) = grid(vignetting: vignetting, engine: engine)
-        return LensMap(nodes: nodes, across: across, down: nodes.count / (across * Self.gridFields),
-                       toCamera: cameraToWorking.map { m in (0..<9).map { Float(m.inverse[$0 / 3, $0 % 3]) } },
-                       toWorking: cameraToWorking.map { m in (0..<9).map { Float(m[$0 / 3, $0 % 3]) } },
-                       vignetting: vignetting)
+    func map(cameraToWorking: Matrix3?, vignetting: Bool) -> LensMap {
+        LensMap(modifier: self,
+                toCamera: cameraToWorking.map { m in (0..<9).map { Float(m.inverse[$0 / 3, $0 % 3]) } },
+                toWorking: cameraToWorking.map { m in (0..<9).map { Float(m[$0 / 3, $0 % 3]) } },
+                vignetting: vignetting)
     }
 }
