@@ -3,7 +3,8 @@
 # through pkg-config); with --bench, the peers used for comparison; with --test, what the integration tests
 # drive: headless Chromium (the verify HTML report), Slurm and munge (scripts/slurm-test-cluster.sh),
 # dcraw_emu (the LibRaw cross-check, RawGeometryTests), exiftool (the independent EXIF reader; DNG variants), and
-# libwebp's and libheif's own tools (cwebp/dwebp/webpmux, heif-enc/heif-convert: WebP and HEIF test files).
+# libwebp's and libheif's own tools (cwebp/dwebp/webpmux, heif-enc/heif-convert: WebP and HEIF test files), and
+# rawtherapee-cli with rawtherapee-data's DCP camera profiles (the camera-profile conformance).
 # Safe to run again: it only installs what
 # pkg-config or PATH cannot find.
 set -euo pipefail
@@ -61,6 +62,9 @@ if [ "$want_test" = 1 ]; then
   # AVIFJXLTests make inputs with the libraries' own encoders and decode outputs with their own decoders.
   for tool in avifenc avifdec; do command -v "$tool" >/dev/null 2>&1 || { missing+=(libavif-bin); break; }; done
   for tool in cjxl djxl jxlinfo; do command -v "$tool" >/dev/null 2>&1 || { missing+=(libjxl-tools); break; }; done
+  # CameraProfileTests read Debian's DCP camera profiles and compare with rawtherapee-cli using the same ones.
+  command -v rawtherapee-cli >/dev/null 2>&1 || missing+=(rawtherapee)
+  [ -d /usr/share/rawtherapee/dcpprofiles ] || missing+=(rawtherapee-data)
 fi
 
 # make install / make deb (and the package test, which runs them): man pages from --help, Debian's packaging

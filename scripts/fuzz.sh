@@ -38,7 +38,7 @@ max_len() {
   case "$1" in
     recipe|entitlements) echo 2048 ;;
     cube|lut-image|exif|worker-reply) echo 4096 ;;
-    catalog|manifest) echo 16384 ;;
+    catalog|manifest|camera-profile) echo 16384 ;;
     *) echo 8192 ;;
   esac
 }

@@ -126,6 +126,22 @@ package enum FuzzBodies {
         _ = CodecRegistry.decoder(for: data)
     }
 
+    /// A DCP camera profile (or a DNG's IFD0 profile tags): read, then every step it holds run on awkward colours
+    /// (negative, above 1, NaN, ±∞) at a white between and beyond its two illuminants.
+    static func cameraProfile(_ data: Data) {
+        guard let profile = try? CameraProfile.read([UInt8](data), file: "fuzz.dcp") else { return }
+        _ = profile.summary
+        let model = profile.colorModel(analogBalance: SIMD3(1, 1, 1))
+        let colours: [SIMD3<Double>] = [SIMD3(0, 0, 0), SIMD3(0.2, 0.5, 0.9), SIMD3(-0.1, 2, 0.5), SIMD3(.nan, 0.5, 0.5),
+                                        SIMD3(.infinity, -.infinity, 1), SIMD3(1, 1, 1)]
+        for white in [SIMD2(0.4476, 0.4074), SIMD2(0.3457, 0.3585), SIMD2(0.25, 0.25)] {
+            _ = model.cameraToXYZD50(neutral: model.neutral(at: white))
+            let rendering = CameraProfileRendering(hueSatMap: profile.hueSatMap(at: white), exposureGain: 2,
+                                                   lookTable: profile.lookTable, toneCurve: profile.toneCurve)
+            for c in colours { _ = rendering.apply(c) }
+        }
+    }
+
     /// An embedded ICC profile as a JPEG or PNG carries it: opened, classified and linked for conversion.
     static func icc(_ data: Data) {
         for model in [ICCInput.Model.rgb, .gray, .cmyk] {

@@ -10,6 +10,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case workerReply = "worker-reply"
     case fileCompleteness = "file-completeness"
     case webp, heif
+    case cameraProfile = "camera-profile"
 
     /// Runs the target's body on one input.
     package func run(_ data: Data) {
@@ -27,6 +28,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .workerReply: FuzzBodies.workerReply(data)
         case .fileCompleteness: FuzzBodies.fileCompleteness(data)
         case .webp, .heif: FuzzBodies.container(data)
+        case .cameraProfile: FuzzBodies.cameraProfile(data)
         }
     }
 }

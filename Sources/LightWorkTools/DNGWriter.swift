@@ -19,7 +19,8 @@ enum DNGWriter {
     /// Writes `mosaic` with `camera`'s colour tags to `url`; on failure nothing is left under that name. `make` and
     /// `model` name another camera (a lens-corrected file names one lensfun knows) with the same colour tags.
     static func write(_ mosaic: CFAMosaic, camera: SyntheticCamera, to url: URL, compression: Compression = .none,
-                      make: String = SyntheticCamera.make, model: String = SyntheticCamera.model) throws {
+                      make: String = SyntheticCamera.make, model: String = SyntheticCamera.model,
+                      uniqueCameraModel: String = SyntheticCamera.uniqueCameraModel) throws {
         lw_tiff_quiet()
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).lwtmp")
         guard let tif = TIFFOpen(temporary.path, "w") else {
@@ -28,7 +29,7 @@ enum DNGWriter {
         var closed = false
         defer { if !closed { TIFFClose(tif) } }
         do {
-            try setTags(tif, mosaic: mosaic, camera: camera, make: make, model: model)
+            try setTags(tif, mosaic: mosaic, camera: camera, make: make, model: model, uniqueCameraModel: uniqueCameraModel)
             switch compression {
             case .none: try writeStrips(tif, mosaic)
             case .ljpeg: try writeLosslessJPEGTiles(tif, mosaic)
@@ -45,7 +46,8 @@ enum DNGWriter {
         }
     }
 
-    private static func setTags(_ tif: OpaquePointer, mosaic: CFAMosaic, camera: SyntheticCamera, make: String, model: String) throws {
+    private static func setTags(_ tif: OpaquePointer, mosaic: CFAMosaic, camera: SyntheticCamera, make: String, model: String,
+                                uniqueCameraModel: String) throws {
         func check(_ ok: Int32, _ name: String) throws {
             if ok == 0 { throw LightWorkError.writeFailed("cannot set DNG tag \(name): \(String(cString: lw_tiff_last_error()))") }
         }
@@ -75,7 +77,7 @@ enum DNGWriter {
             let scale: [Float] = [Float(mosaic.layout.defaultScale.horizontal), Float(mosaic.layout.defaultScale.vertical)]
             try check(lw_tiff_set_pointer(tif, UInt32(TIFFTAG_DEFAULTSCALE), scale), "DefaultScale")
         }
-        try check(lw_tiff_set_string(tif, UInt32(TIFFTAG_UNIQUECAMERAMODEL), SyntheticCamera.uniqueCameraModel), "UniqueCameraModel")
+        try check(lw_tiff_set_string(tif, UInt32(TIFFTAG_UNIQUECAMERAMODEL), uniqueCameraModel), "UniqueCameraModel")
 
         let blackDim: [UInt16] = [1, 1]
         try check(lw_tiff_set_pointer(tif, UInt32(TIFFTAG_BLACKLEVELREPEATDIM), blackDim), "BlackLevelRepeatDim")

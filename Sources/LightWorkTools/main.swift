@@ -21,7 +21,7 @@ let usage = """
                                       [--scene chart|photo] [--underexpose STOPS]
                                       [--truth FILE.json] [--srgb-png FILE.png] [--compression none|ljpeg]
                                       [--cfa RGGB|BGGR|GRBG|GBRG] [--orientation 1..8] [--default-scale H:V]
-                                      [--iso N]
+                                      [--iso N] [--camera MAKE:MODEL:UNIQUECAMERAMODEL]
       lightwork-tools make-bench-dng  -o FILE.dng [--width 6000 --height 4000] [--seed N] [--illuminant D65|A]
                                       [--truth FILE.json] [--srgb-png FILE.png]
       lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels|highlights|develop-geometry|develop|encode]
@@ -50,6 +50,8 @@ let usage = """
     make-sample-dng defaults to 1536 x 1024, make-bench-dng to 6000 x 4000; the seed defaults to 1.
     --cfa, --orientation (EXIF) and --default-scale (DNG DefaultScale: pixel aspect H/V, e.g. 2:1) change how the
     DNG stores the scene; a reader applying them sees it upright at W x H, so the truth file stays valid.
+    --camera names another camera in Make, Model and UniqueCameraModel (the colour tags stay the synthetic
+    camera's), e.g. 'NIKON CORPORATION:NIKON D300:Nikon D300' for a camera profile made for that model.
     --iso N records the scene with the Poisson-Gaussian noise of a sensor at ISO N (SyntheticCamera), 0 without
     noise; without it the fixed 1.5 raw units of the committed samples.
     bench times the full filter chain and the neutral render on a synthetic image (and decoding --raw FILE);
@@ -75,6 +77,8 @@ struct SampleRequest {
     var scene = "chart"
     /// Stops the raw data is darker than a normal exposure, with the BaselineExposure of a normal one.
     var underexpose = 0.0
+    /// Make, Model and UniqueCameraModel written (`--camera`).
+    var camera = (make: SyntheticCamera.make, model: SyntheticCamera.model, unique: SyntheticCamera.uniqueCameraModel)
 
     /// Parses the options after the command name; throws `.usage` on any mistake, before touching a file.
     init(arguments: ArraySlice<String>, defaultWidth: Int, defaultHeight: Int) throws {
@@ -139,6 +143,12 @@ struct SampleRequest {
                     throw LightWorkError.usage("--iso expects a whole number 0…409600 (0: noiseless), not '\(text)'")
                 }
                 noise = .iso(iso)
+            case "--camera":
+                let parts = try value(flag).split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+                guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else {
+                    throw LightWorkError.usage("--camera expects MAKE:MODEL:UNIQUECAMERAMODEL")
+                }
+                camera = (parts[0], parts[1], parts[2])
             case "--default-scale":
                 let text = try value(flag)
                 let parts = text.split(separator: ":").compactMap { Int($0) }
@@ -171,7 +181,8 @@ func makeSample(_ request: SampleRequest, command: String) throws {
     let scene: any ScenePainter = photo ?? SceneGenerator(layout: layout)
     let camera = SyntheticCamera(illuminant: request.illuminant, underexposure: request.underexpose)
     let mosaic = CFAMosaic(scene: scene, camera: camera, seed: request.seed, layout: request.layout, noise: request.noise)
-    try DNGWriter.write(mosaic, camera: camera, to: request.output!, compression: request.compression)
+    try DNGWriter.write(mosaic, camera: camera, to: request.output!, compression: request.compression,
+                        make: request.camera.make, model: request.camera.model, uniqueCameraModel: request.camera.unique)
     var written = [request.output!.path]
     if let truth = request.truth {
         if let photo {

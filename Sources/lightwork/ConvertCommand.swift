@@ -11,6 +11,10 @@ enum ConvertCommand {
         OptionSpec(name: "intent", value: "I", help: "ICC inputs: relative (default, with black-point compensation), perceptual, saturation, absolute"),
         OptionSpec(name: "background", value: "COLOR", help: "what JPEG flattens alpha onto: white (default), black, #RRGGBB"),
         OptionSpec(name: "color-model", value: "M", help: "RAW colour: dng (default: DNG-spec matrices by white point), libraw (LibRaw's own)"),
+        OptionSpec(name: "camera-profile", value: "P",
+                   help: "RAW camera profile of the dng model: matrix (default), auto (the DNG's own, else a DCP for the camera), embedded, FILE.dcp"),
+        OptionSpec(name: "profile-look", value: "on|off", help: "apply the camera profile's LookTable (default on)"),
+        OptionSpec(name: "profile-tone", value: "on|off", help: "apply the camera profile's ProfileToneCurve (default on)"),
         OptionSpec(name: "recipe", value: "FILE", help: "look and export settings from a recipe JSON (see Samples/recipes/)"),
         OptionSpec(name: "set", value: "NAME=UI", help: "override one filter in UI units -100..100, e.g. --set contrast=35 (repeatable)"),
         OptionSpec(name: "film", value: "ID|NAME", help: "apply a catalog film (see 'lightwork films'), e.g. --film 0001001"),
@@ -276,6 +280,10 @@ enum ConvertCommand {
             guard let v = DecodeOptions.ColorModel(rawValue: m) else { throw choices("--color-model", m, DecodeOptions.ColorModel.allCases.map(\.rawValue)) }
             decode.colorModel = v
         }
+        decode.cameraProfile = try cameraProfile(p, recipe: recipe.cameraProfile)
+        if decode.colorModel == .libraw, let setting = decode.cameraProfile, setting.source != .matrix {
+            throw LightWorkError.usage("--camera-profile applies to the dng colour model, not --color-model libraw")
+        }
         if let m = p.value("max-pixels") {
             guard let v = Int(m), v > 0 else { throw LightWorkError.usage("--max-pixels takes a positive whole number, not '\(m)'") }
             decode.maxPixels = v
@@ -288,6 +296,23 @@ enum ConvertCommand {
         let naming = try ExportArguments.naming(p)
         return ConvertSpec(look: look, decode: decode, develop: try DevelopArguments.settings(p, recipe: recipe.develop), export: export,
                            output: ConvertSpec.Output(directory: outputDirectory, name: naming.name ?? .standard, onExist: naming.onExist ?? onExist))
+    }
+
+    /// The camera profile: the recipe's pin, then `--camera-profile`, `--profile-look`, `--profile-tone`; nil when
+    /// none is given (the matrices, as before profiles existed).
+    static func cameraProfile(_ p: ParsedArguments, recipe: CameraProfilePin?) throws -> CameraProfileSetting? {
+        var setting = try recipe?.setting()
+        if let text = p.value("camera-profile") {
+            setting = CameraProfileSetting(source: try CameraProfileSetting.source(parsing: text), look: setting?.look ?? true, tone: setting?.tone ?? true)
+        }
+        for (flag, keyPath) in [("profile-look", \CameraProfileSetting.look), ("profile-tone", \CameraProfileSetting.tone)] {
+            guard let v = p.value(flag) else { continue }
+            guard v == "on" || v == "off" else { throw choices("--\(flag)", v, ["on", "off"]) }
+            var s = setting ?? CameraProfileSetting()
+            s[keyPath: keyPath] = v == "on"
+            setting = s
+        }
+        return setting
     }
 
     static func choices(_ flag: String, _ value: String, _ all: [String]) -> LightWorkError {

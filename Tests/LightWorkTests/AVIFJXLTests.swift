@@ -251,6 +251,65 @@ final class AVIFJXLTests: XCTestCase {
         XCTAssertLessThan(float.max, 0.3)
     }
 
+    /// A JPEG whose EXIF says orientation 6, recompressed losslessly by cjxl (which puts 6 into the codestream and
+    /// keeps the EXIF): the JXL decodes upright once, to the pixels libjpeg gives the JPEG (turned by its EXIF).
+    func testJXLCodestreamOrientationIsAppliedOnce() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let jpg = dir.appendingPathComponent("t.jpg"), jxl = dir.appendingPathComponent("t.jxl")
+        try JPEGWriter().write(Self.truthPixels(depth: .eight, alpha: false), settings: EncodeSettings(format: .jpeg), to: jpg)
+        let exif = try CLIRunner.capture(URL(fileURLWithPath: "/usr/bin/exiftool"), ["-q", "-overwrite_original", "-n", "-Orientation=6", jpg.path])
+        XCTAssertEqual(exif.status, 0)
+        let info = try tool("cjxl", [jpg.path, jxl.path])
+        XCTAssertTrue(try tool("jxlinfo", [jxl.path]).contains("Orientation: 6"), info)
+        let fromJPEG = try decode(jpg), fromJXL = try decode(jxl)
+        XCTAssertEqual(fromJXL.image.width, Self.height); XCTAssertEqual(fromJXL.image.height, Self.width)
+        XCTAssertEqual(fromJPEG.image.width, Self.height)
+        var worst = 0.0
+        for y in 0..<fromJXL.image.height {
+            for x in 0..<fromJXL.image.width {
+                let a = fromJXL.image.pixel(x: x, y: y), b = fromJPEG.image.pixel(x: x, y: y)
+                worst = max(worst, (0..<3).map { abs(Double(a[$0]) - Double(b[$0])) }.max()!)
+            }
+        }
+        print("JPEG XL recompressed JPEG, orientation 6: largest difference from libjpeg's upright pixels \(worst * 255) codes")
+        XCTAssertLessThan(worst * 255, 8)   // measured 3.1: libjxl's and libjpeg's decodes of the same coefficients
+        // Turned once: the upright top-left pixel is the stored bottom-left one (red low, green high).
+        let corner = fromJXL.image.pixel(x: 0, y: 0)
+        XCTAssertGreaterThan(Double(corner.y), Double(corner.x) + 0.5, "orientation 6 applied once, not twice or never")
+    }
+
+    // MARK: Grey inputs
+
+    /// A grey (one-channel) 8-bit PNG made into AVIF 4:0:0 and JPEG XL grey, each lossless: every pixel comes back
+    /// as R = G = B = its grey value (the files carry no ICC; grey is sRGB-encoded, as both tools signal it).
+    func testGreyAVIFAndJXLInputsComeBackAsTheirGreyValues() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let w = Self.width, h = Self.height
+        var grey = EncodedPixels(width: w, height: h, channels: 1, depth: .eight)
+        for i in 0..<(w * h) { grey.samples8[i] = UInt8(20 + (i * 7) % 216) }
+        let png = dir.appendingPathComponent("grey.png")
+        try PNGWriter().write(grey, settings: EncodeSettings(format: .png), to: png)
+        let avif = dir.appendingPathComponent("grey.avif"), jxl = dir.appendingPathComponent("grey.jxl")
+        try tool("avifenc", ["-l", "-d", "8", "-y", "400", "-s", "10", png.path, avif.path])
+        try tool("cjxl", [png.path, jxl.path, "-d", "0", "-e", "3"])
+        for url in [avif, jxl] {
+            let d = try decode(url)
+            XCTAssertEqual(d.image.width, w); XCTAssertEqual(d.image.height, h)
+            var worst = 0, spread = 0
+            for y in 0..<h {
+                for x in 0..<w {
+                    let p = d.image.pixel(x: x, y: y), v = Int(grey.samples8[y * w + x])
+                    let codes = (0..<3).map { Int((Double(p[$0]) * 255).rounded()) }
+                    worst = max(worst, codes.map { abs($0 - v) }.max()!)
+                    spread = max(spread, codes.max()! - codes.min()!)
+                }
+            }
+            print("\(url.lastPathComponent): largest 8-bit code error \(worst), largest R/G/B spread \(spread) (\(d.sourceProfile))")
+            XCTAssertEqual(worst, 0, url.lastPathComponent)
+            XCTAssertEqual(spread, 0, url.lastPathComponent)
+        }
+    }
+
     // MARK: Bad files
 
     func testBadAVIFAndJXLFilesFailAloneWithOneLine() throws {

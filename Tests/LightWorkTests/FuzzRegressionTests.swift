@@ -57,6 +57,7 @@ final class FuzzRegressionTests: XCTestCase {
             XCTAssertEqual(FileCompleteness.check(url), .complete, name)
         }
         for (name, d) in valid(.icc) { XCTAssertNotNil(ICCProfile(data: d), name) }
+        for (name, d) in valid(.cameraProfile) { XCTAssertNoThrow(try CameraProfile.read([UInt8](d), file: name), name) }
         for (name, d) in valid(.jpeg) + valid(.png) + valid(.tiff) { XCTAssertNoThrow(try RGBDecoder.decode(data: d, options: DecodeOptions()), name) }
         for (name, d) in valid(.lutFile) {
             let url = scratch.appendingPathComponent(name)

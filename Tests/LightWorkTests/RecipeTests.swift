@@ -82,11 +82,15 @@ final class RecipeTests: XCTestCase {
         assertInvalid(#"{"name": "x"}"#, path: "$.version", contains: "missing")
         assertInvalid(#"{"version": 1, "filtres": {}}"#, path: "$.filtres", contains: "unknown key")
         assertInvalid(#"{"version": 1, "strength": 120}"#, path: "$.strength", contains: "0…100")
-        assertInvalid(#"{"version": 1, "export": {"quality": 0}}"#, path: "$.export.quality", contains: "1…100")
+        // Quality is checked by the recipe's format when it names one (JPEG 1…100, WebP 0…100), else by any codec.
+        assertInvalid(#"{"version": 1, "export": {"format": "jpeg", "quality": 0}}"#, path: "$.export.quality", contains: "quality takes 1-100, not '0'")
+        assertInvalid(#"{"version": 1, "export": {"quality": 101}}"#, path: "$.export.quality", contains: "not '101'")
+        XCTAssertEqual(try parse(#"{"version": 1, "export": {"format": "webp", "quality": 0}}"#).export?.quality, 0)
+        XCTAssertEqual(try parse(#"{"version": 1, "export": {"quality": 0}}"#).export?.quality, 0)
         assertInvalid(#"{"version": 1, "export": {"colorspace": "cmyk"}}"#, path: "$.export.colorspace", contains: "unknown colour space")
         // Export values come from the codecs: one no codec declares is refused, naming those it does.
         assertInvalid(#"{"version": 1, "export": {"compression": "packbits"}}"#, path: "$.export.compression",
-                      contains: "unknown compression \"packbits\" (none, deflate, lzw)")
+                      contains: "compression 'packbits' is not one of: none, deflate, lzw")
         let codecs = "(" + CodecRegistry.outputCodecNames.joined(separator: ", ") + ")"
         XCTAssertTrue(codecs.hasPrefix("(tiff, jpeg, png, "), codecs)
         assertInvalid(#"{"version": 1, "export": {"format": "gif"}}"#, path: "$.export.format", contains: "unknown format \"gif\" \(codecs)")

@@ -93,6 +93,23 @@ final class VerifyCLITests: XCTestCase {
 
     // MARK: - Failing cases and the reports
 
+    /// The real camera files' suite reproduces its goldens bit for bit at another thread count (its independent
+    /// reference is LibRaw, checked on the same files by LibRawCrossCheckTests.testCommandAgreesOnTheSharedSamples).
+    func testCameraSamplesSuitePassesBitExact() throws {
+        let raws = try TestPaths.sharedFiles("raw")
+        let suiteURL = TestPaths.repoRoot.appendingPathComponent("Suites/camera-samples.suite.json")
+        let suite = try VerifySuite.load(from: suiteURL)
+        XCTAssertEqual(Set(suite.cases.map { URL(fileURLWithPath: $0.input).lastPathComponent }), Set(raws.map(\.lastPathComponent)),
+                       "one case for each shared RAW sample")
+        let dir = try TestPaths.temporaryDirectory(self)
+        let r = try CLIRunner.run(["verify", suiteURL.path, "-o", dir.path, "--jobs", "2", "--threads", "1", "-q"])
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        for c in try report(dir.appendingPathComponent("results.json")).cases {
+            XCTAssertEqual(c.status, .passed, "\(c.name): \(c.failures)")
+            XCTAssertEqual(c.pixels?.identicalSamples, true, c.name)
+        }
+    }
+
     func testFailingCasesExitOneAndTheHTMLReportRendersInChromium() throws {
         let dir = try TestPaths.temporaryDirectory(self)
         let suite = try writeSuite(dir, [
@@ -148,9 +165,33 @@ final class VerifyCLITests: XCTestCase {
 
         // The HTML report is self-contained and opens in a real browser without a console message.
         let html = try String(contentsOf: out.appendingPathComponent("report.html"), encoding: .utf8)
-        XCTAssertEqual(html.components(separatedBy: "src=\"data:image/png;base64,").count - 1, 4 * 3 + 1, "golden, candidate, heat-map per pixel case; candidate for the chart")
+        XCTAssertEqual(html.components(separatedBy: "src=\"data:image/png;base64,").count - 1, 4 * 3 + 1 - 1,
+                       "golden, candidate, heat-map per pixel case (none for the identical one); candidate for the chart")
         XCTAssertFalse(html.contains("src=\"http"), "no network resources")
+        // What a colour engineer reads: units, the limits beside each verdict, loose limits marked, the worst pixel ringed.
+        XCTAssertTrue(html.contains("no heat-map: ΔE00 is 0 at every pixel"), "the identical case says so instead of a black map")
+        XCTAssertTrue(html.contains("code values of 255 (8-bit)"), "sample differences carry their unit")
+        XCTAssertTrue(html.contains("judged by pixels max 2.3 · mean 0.767 ΔE00"), "each case shows the limits it was judged by")
+        XCTAssertEqual(html.components(separatedBy: "class=\"badge loose\"").count - 1, 2, "the chart's and the tolerated defect's limits are looser than the defaults")
+        XCTAssertTrue(html.contains("chart: max 5 &gt; 2.3"), "and say how (HTML-escaped)")
+        XCTAssertTrue(html.contains("pixels: up to 0.1 % above the max tolerated"), "and say how")
+        let defectWidth = try XCTUnwrap(defect.pixels?.width)
+        XCTAssertTrue(html.contains(String(format: "class=\"worst\" style=\"left:%.3f%%", 20.5 / Double(defectWidth) * 100)), "the defect's pixel is ringed")
+        XCTAssertTrue(html.contains("style=\"background:rgb("), "patch ΔE00 cells are colour-coded")
         try openInChromium(out.appendingPathComponent("report.html"), screenshot: out.appendingPathComponent("shot.png"))
+
+        // A suite that passes only because a case's own limits are loose does not show a plain green banner.
+        let looseDir = try TestPaths.temporaryDirectory(self).appendingPathComponent("loose")
+        try FileManager.default.createDirectory(at: looseDir, withIntermediateDirectories: true)
+        let looseSuite = try writeSuite(looseDir, [["name": "chart", "input": Self.samples.appendingPathComponent("scene-srgb.png").path,
+            "format": "png16", "colorspace": "prophoto",
+            "chart": ["truth": Self.samples.appendingPathComponent("scene.truth.json").path, "thresholds": ["mean": 0.6, "max": 5.0]]]])
+        let looseHTML = looseDir.appendingPathComponent("report.html")
+        let passed = try CLIRunner.run(["verify", looseSuite.path, "--html", looseHTML.path])
+        XCTAssertEqual(passed.status, 0, passed.stdout + passed.stderr)
+        let page = try String(contentsOf: looseHTML, encoding: .utf8)
+        XCTAssertTrue(page.contains("<div class=\"banner passed loose\">"), "amber banner")
+        XCTAssertTrue(page.contains("1 of them passed only within limits looser than the defaults"), "named in the banner")
     }
 
     /// Headless Chromium loads `page`: no console message at all, and a screenshot that is not blank.

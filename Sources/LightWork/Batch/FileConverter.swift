@@ -23,6 +23,7 @@ public struct FileConverter: Sendable {
         var decode = DecodeOptions()
         decode.demosaic = spec.decode.demosaic
         decode.colorModel = spec.decode.colorModel
+        decode.cameraProfile = spec.decode.cameraProfile
         decode.intent = spec.decode.intent
         decode.maxPixels = spec.decode.maxPixels
         decode.develop = spec.develop

@@ -17,6 +17,9 @@ public struct ResolvedSettings: Codable, Sendable, Equatable {
     public var strength: Double?
     /// RAW colour model (dng or libraw).
     public var colorModel: String?
+    /// The camera profile and its optional steps (`CameraProfileSetting.record`); absent for `matrix`, so a
+    /// conversion without one keeps the digest earlier releases wrote.
+    public var cameraProfile: String?
     public var lutInterpolation: String?
     /// Resampling (e.g. "long-edge 2048, lanczos3 linear"); absent when images keep their size.
     public var resize: String?

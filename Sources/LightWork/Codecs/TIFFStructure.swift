@@ -10,8 +10,8 @@ import Foundation
 /// traps, whatever the input.
 public struct TIFFStructure {
     /// The TIFF magics read: classic only, or also the makers' variants (Panasonic RW2 "IIU\0", Olympus ORF
-    /// "IIRO", "IIRS", "MMOR").
-    public enum Magic: Sendable { case classic, withMakerVariants }
+    /// "IIRO", "IIRS", "MMOR"), or classic and a DNG camera profile's ("IIRC", "MMCR": a DCP file).
+    public enum Magic: Sendable { case classic, withMakerVariants, withCameraProfile }
 
     /// Exactly `count` bytes at `offset`, or nil when any of them lies outside the source.
     public typealias ByteSource = (_ offset: Int, _ count: Int) -> [UInt8]?
@@ -35,6 +35,12 @@ public struct TIFFStructure {
             littleEndian = true
         case (0x4D, 0x4D, 0x4F, 0x52):
             guard magic == .withMakerVariants else { return nil }
+            littleEndian = false
+        case (0x49, 0x49, 0x52, 0x43):
+            guard magic == .withCameraProfile else { return nil }
+            littleEndian = true
+        case (0x4D, 0x4D, 0x43, 0x52):
+            guard magic == .withCameraProfile else { return nil }
             littleEndian = false
         default: return nil
         }

@@ -15,7 +15,7 @@ public struct DecodedImage: Sendable {
     public var details: [String: String]
     /// The `details` keys that name what the decoder decided for a RAW (copied into its manifest entry):
     /// white balance and its multipliers, demosaic and whose, colour conversion, pixel aspect, orientation.
-    public static let decisionKeys = ["whiteBalance", "highlights", "demosaic", "colour", "pixelAspect", "orientation"]
+    public static let decisionKeys = ["whiteBalance", "highlights", "demosaic", "colour", "cameraProfile", "pixelAspect", "orientation"]
     /// The decisions among `details`, nil when the decoder records none (RGB inputs).
     public var decisions: [String: String]? {
         let found = details.filter { Self.decisionKeys.contains($0.key) }
@@ -52,6 +52,8 @@ public struct DecodeOptions: Sendable, Codable, Equatable {
     public var memoryLimit: Int?
     /// How camera RGB becomes the working space (`--color-model`).
     public var colorModel: ColorModel = .dng
+    /// The camera profile of the DNG colour model (`--camera-profile`); nil is `matrix`, today's model.
+    public var cameraProfile: CameraProfileSetting? = nil
     /// The develop settings; the decoder reads those of its decode-placement modules (white balance, highlights).
     public var develop = DevelopSettings()
     /// Whether RGB decoders keep every channel's integer samples beside the working image (`DecodedImage.samples`):

@@ -91,6 +91,10 @@ public enum RawDecoder {
         let engine: EngineConfiguration
         /// The camera's calibration when LightWork does colour (`.dng` and LibRaw knows a three-colour matrix).
         var colorModel: (model: DNGColorModel, source: DNGColorModel.Source)?
+        /// The camera profile chosen by `DecodeOptions.cameraProfile` (nil: the matrices alone, as LibRaw read them).
+        var cameraProfile: ChosenCameraProfile?
+        /// What `auto` decided when it found no profile (recorded in the decisions).
+        var cameraProfileNote: String?
         /// Set by LibRaw's data-error callback (truncated or corrupt data that LibRaw would otherwise zero-fill).
         let dataError = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
 
@@ -163,6 +167,15 @@ public enum RawDecoder {
             if options.colorModel == .dng, let found = DNGColorModel.read(libRaw: lr) {
                 colorModel = found
                 lr.pointee.params.output_color = 0      // raw colour: balanced camera RGB, no matrix
+                if let setting = options.cameraProfile, setting.source != .matrix {
+                    try chooseCameraProfile(setting, bytes: bytes)
+                    // A DCP's matrices replace the file's (white balance and the white point then use them too).
+                    if let chosen = cameraProfile, chosen.isFile {
+                        colorModel = (chosen.profile.colorModel(analogBalance: found.model.analogBalance), found.source)
+                    }
+                }
+            } else if let setting = options.cameraProfile, setting.source != .matrix, setting.source != .auto {
+                throw LightWorkError.colour("--camera-profile applies to the DNG colour model of a three-colour camera; this file has none")
             }
         }
 
@@ -253,8 +266,10 @@ public enum RawDecoder {
             details["colour"] = mosaic != nil ? "LibRaw rgb_cam (\(libRawMatrix)) by LightWork" : "LibRaw (\(libRawMatrix))"
             // Balanced camera RGB → working space before any exposure gain (also the homogeneity test's colour).
             var cameraMatrix: Matrix3?
+            var cameraColour: (matrix: Matrix3, neutral: SIMD3<Double>, white: SIMD2<Double>, temperature: ColorTemperature)?
             if let (model, source) = colorModel {
                 let colour = cameraToWorking(model, multipliers: multipliers)
+                cameraColour = colour
                 cameraMatrix = colour.matrix
                 matrix = colour.matrix
                 sourceProfile = "camera (DNG colour model, \(source.rawValue))"
@@ -284,7 +299,21 @@ public enum RawDecoder {
                 matrix = Matrix3.diagonal(SIMD3(repeating: 1 / multipliers.min())) * (matrix ?? .identity)
             }
             let baseline = RawDecoder.baselineExposure(lr)
-            if baseline != 0 {
+            var rendering: CameraProfileRendering?
+            if let chosen = cameraProfile, let colour = cameraColour {
+                details["cameraProfile"] = chosen.description
+                if chosen.profile.hasRenderingSteps {
+                    let setting = options.cameraProfile ?? CameraProfileSetting()
+                    let exposure = baseline + chosen.profile.baselineExposureOffset
+                    rendering = CameraProfileRendering(hueSatMap: chosen.profile.hueSatMap(at: colour.white), exposureGain: pow(2, exposure),
+                                                       lookTable: setting.look ? chosen.profile.lookTable : nil,
+                                                       toneCurve: setting.tone ? chosen.profile.toneCurve : nil)
+                    if exposure != 0 { details["baselineExposure"] = String(format: "%+.3f EV (profile steps)", exposure) }
+                }
+            } else if let note = cameraProfileNote {
+                details["cameraProfile"] = note
+            }
+            if baseline != 0, rendering == nil {
                 let gain = Matrix3.diagonal(SIMD3(repeating: pow(2, baseline)))
                 matrix = gain * (matrix ?? .identity)
                 details["baselineExposure"] = String(format: "%+.3f EV", baseline)
@@ -325,6 +354,8 @@ public enum RawDecoder {
             guard peak > 0 else {
                 throw LightWorkError.blankImage("every pixel is black (a DNG without image data, or data LibRaw could not read)")
             }
+            // The profile's steps after camera → PCS (DNG 1.6 order), on the linear ProPhoto working image.
+            rendering?.apply(to: image, engine: engine)
             var meta = metadata()
             meta.orientation = orientation.rawValue
             if chosen == nil, balance != .asShot && balance != .asShotApplied {

@@ -7,7 +7,7 @@ public struct ExportSettings: Sendable, Hashable, Codable {
     /// The output codec's name ("tiff", "jpeg", "png"; "jpg" is read as "jpeg").
     public var format: String?
     public var colorspace: OutputColorSpace?
-    /// JPEG quality 1…100.
+    /// The encoder's quality (JPEG 1…100, WebP/AVIF/JXL/HEIF 0…100), checked by the chosen codec.
     public var quality: Int?
     /// A `compression` value a codec declares (TIFF's; formats without one ignore it).
     public var compression: String?
@@ -29,13 +29,6 @@ public struct ExportSettings: Sendable, Hashable, Codable {
     static func parse(_ node: JSONNode) throws -> ExportSettings {
         let o = try node.object(allowing: Set(["format", "colorspace", "bitDepth"] + CodecRegistry.optionNames))
         var e = ExportSettings()
-        for name in CodecRegistry.optionNames where name != "quality" && name != "compression" {
-            guard let n = o[name] else { continue }
-            let text: String
-            if let b = try? n.bool() { text = b ? "true" : "false" } else if let i = try? n.int() { text = String(i) } else { text = try n.string() }
-            if let refusal = CodecRegistry.refusalByAll(name, text, label: name) { throw n.fail(refusal) }
-            e.options = (e.options ?? [:]).merging([name: text]) { $1 }
-        }
         if let n = o["format"] {
             let s = try n.string()
             if let refusal = CodecRegistry.refusal(codec: s, bitDepth: nil) { throw n.fail(refusal) }
@@ -48,19 +41,24 @@ public struct ExportSettings: Sendable, Hashable, Codable {
             }
             e.colorspace = c
         }
-        if let n = o["quality"], let option = CodecRegistry.option("quality") {
-            let q = try n.int()
-            if case .integer(let range) = option.values, !range.contains(q) {
-                throw n.fail("quality \(q) outside \(range.lowerBound)…\(range.upperBound)")
+        // Each value is checked by the named format's codec when it declares the option (quality 0 is WebP's,
+        // not JPEG's), else by every codec declaring it, as the format may come from the command line.
+        let formatCodec = e.format.flatMap { CodecRegistry.codec(named: $0) }
+        for name in CodecRegistry.optionNames {
+            guard let n = o[name] else { continue }
+            var text: String
+            if let b = try? n.bool() { text = b ? "true" : "false" } else if let i = try? n.int() { text = String(i) } else { text = try n.string() }
+            if name == "compression" { text = text.lowercased() }
+            if let own = formatCodec?.options.first(where: { $0.name == name }) {
+                if let refusal = own.refusal(text, label: name) { throw n.fail(refusal) }
+            } else if let refusal = CodecRegistry.refusalByAll(name, text, label: name) {
+                throw n.fail(refusal)
             }
-            e.quality = q
-        }
-        if let n = o["compression"], let option = CodecRegistry.option("compression") {
-            let s = try n.string().lowercased()
-            if case .choice(let words) = option.values, !words.contains(s) {
-                throw n.fail("unknown compression \"\(s)\" (\(words.joined(separator: ", ")))")
+            switch name {
+            case "quality": e.quality = Int(text)
+            case "compression": e.compression = text
+            default: e.options = (e.options ?? [:]).merging([name: text]) { $1 }
             }
-            e.compression = s
         }
         if let n = o["bitDepth"] {
             let d = try n.int()

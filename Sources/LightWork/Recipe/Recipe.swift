@@ -82,6 +82,10 @@ public struct Recipe: Sendable, Hashable {
     public var develop = DevelopSettings()
     /// The `metadata` section: credit written into every output; nil without one.
     public var metadata: MetadataOverrides?
+    /// The `cameraProfile` section (`{"profile": "auto"|"embedded"|"matrix"|"FILE.dcp", "sha256": "…", "look": true,
+    /// "tone": true}`): pins the RAW camera profile; a file lies inside the recipe's folder and, with `sha256`, must
+    /// have those bytes. nil without one.
+    public var cameraProfile: CameraProfilePin?
     /// The recipe's file, for messages.
     public var source: String
 
@@ -116,7 +120,7 @@ public struct Recipe: Sendable, Hashable {
     public static func parse(_ data: Data, file: String, baseDirectory: URL? = nil, ranges: FilterRanges) throws -> Recipe {
         let root = try JSONNode.parse(data, file: file)
         let top = try root.object(allowing: ["version", "name", "description", "filterVersions", "filters", "film", "strength", "lut", "export",
-                                                  "develop", "developVersions", "metadata"])
+                                                  "develop", "developVersions", "metadata", "cameraProfile"])
         let versionNode = try top.required("version", in: root)
         let version = try versionNode.int()
         guard version == currentVersion else {
@@ -169,6 +173,7 @@ public struct Recipe: Sendable, Hashable {
         if let n = top["export"], !n.isNull { recipe.export = try ExportSettings.parse(n) }
         if let n = top["develop"], !n.isNull { recipe.develop = try parseDevelop(n, versions: top["developVersions"]) }
         if let n = top["metadata"], !n.isNull { recipe.metadata = try parseMetadata(n) }
+        if let n = top["cameraProfile"], !n.isNull { recipe.cameraProfile = try CameraProfilePin.parse(n, baseDirectory: baseDirectory) }
         return recipe
     }
 
@@ -397,8 +402,10 @@ public struct Recipe: Sendable, Hashable {
                                             packId: entry.pack.packId, lookupImage: image.path)
             }
         }
-        return ResolvedRecipe(version: Recipe.currentVersion, name: name, settings: settings, film: resolvedFilm,
-                              lut: lutURL?.path, strength: strength, export: export, develop: develop, metadata: metadata)
+        var resolved = ResolvedRecipe(version: Recipe.currentVersion, name: name, settings: settings, film: resolvedFilm,
+                                      lut: lutURL?.path, strength: strength, export: export, develop: develop, metadata: metadata)
+        resolved.cameraProfile = cameraProfile
+        return resolved
     }
 
     /// The recipe as JSON in its file format (stable key order), e.g. to save what `--set` produced, for the
@@ -439,6 +446,57 @@ public struct Recipe: Sendable, Hashable {
             let data = try JSONEncoder().encode(metadata)
             root["metadata"] = try JSONSerialization.jsonObject(with: data)
         }
+        if let cameraProfile {
+            var pin: [String: Any] = ["profile": cameraProfile.profile, "look": cameraProfile.look, "tone": cameraProfile.tone]
+            if let sha = cameraProfile.sha256 { pin["sha256"] = sha }
+            root["cameraProfile"] = pin
+        }
         return try JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+    }
+}
+
+/// A recipe's `cameraProfile` section, as written and resolved.
+public struct CameraProfilePin: Sendable, Hashable, Codable {
+    /// auto, embedded, matrix or a .dcp path as written.
+    public var profile: String
+    /// The DCP resolved inside the recipe's folder (nil for auto, embedded, matrix).
+    public var url: URL?
+    /// The SHA-256 the DCP must have, when the recipe pins one.
+    public var sha256: String?
+    public var look = true
+    public var tone = true
+
+    static func parse(_ node: JSONNode, baseDirectory: URL?) throws -> CameraProfilePin {
+        let o = try node.object(allowing: ["profile", "sha256", "look", "tone"])
+        let profileNode = try o.required("profile", in: node)
+        var pin = CameraProfilePin(profile: try profileNode.string())
+        if !["auto", "embedded", "matrix"].contains(pin.profile) {
+            let folder = baseDirectory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+            do { pin.url = try ContainedPath.resolve(pin.profile, inside: folder) } catch {
+                throw profileNode.fail("camera profile refused: \(error.reason) (a recipe's DCP must be inside the recipe's folder)")
+            }
+        }
+        if let n = o["sha256"] {
+            let sha = try n.string().lowercased()
+            guard pin.url != nil, sha.count == 64, sha.allSatisfy(\.isHexDigit) else { throw n.fail("sha256 pins a DCP file by 64 hex digits") }
+            pin.sha256 = sha
+        }
+        if let n = o["look"] { pin.look = try n.bool() }
+        if let n = o["tone"] { pin.tone = try n.bool() }
+        return pin
+    }
+
+    /// The setting it pins (the DCP read and hashed now; a pinned hash that differs fails).
+    public func setting() throws -> CameraProfileSetting {
+        var source: CameraProfileSetting.Source
+        if let url {
+            source = try CameraProfileSetting.source(parsing: url.path)
+            if case let .file(_, found) = source, let sha256, found != sha256 {
+                throw LightWorkError.lookupChanged(file: url.path, expected: sha256, found: found)
+            }
+        } else {
+            source = try CameraProfileSetting.source(parsing: profile)
+        }
+        return CameraProfileSetting(source: source, look: look, tone: tone)
     }
 }

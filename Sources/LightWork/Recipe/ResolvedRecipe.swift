@@ -42,6 +42,8 @@ public struct ResolvedRecipe: Sendable, Hashable, Codable {
     public let develop: DevelopSettings
     /// The recipe's `metadata` section (credit for every output), nil without one.
     public var metadata: MetadataOverrides?
+    /// The recipe's `cameraProfile` pin, nil without one.
+    public var cameraProfile: CameraProfilePin?
 
     public init(version: Int, name: String, settings: [ResolvedSetting], film: ResolvedFilm?, lut: String?,
                 strength: Double, export: ExportSettings?, develop: DevelopSettings = DevelopSettings(), metadata: MetadataOverrides? = nil) {

@@ -97,6 +97,8 @@ public struct ConvertSpec: Codable, Sendable, Equatable {
         public var intent: DecodeOptions.RenderingIntent
         /// Images above this many pixels are refused before allocating.
         public var maxPixels: Int
+        /// The camera profile (`--camera-profile`, a recipe's `cameraProfile`); nil is `matrix`.
+        public var cameraProfile: CameraProfileSetting? = nil
     }
 
     /// How outputs are encoded.
@@ -182,6 +184,7 @@ public struct ConvertSpec: Codable, Sendable, Equatable {
             stripMetadata: export.stripMetadata, filters: look.filters, recipeName: look.recipeName,
             film: look.lookup?.label, strength: look.lookup == nil ? nil : look.strength)
         s.colorModel = decode.colorModel.rawValue
+        s.cameraProfile = decode.cameraProfile.flatMap { $0.source == .matrix ? nil : $0.record }
         s.lutInterpolation = look.lookup == nil ? nil : look.interpolation.rawValue
         s.resize = export.resize?.setting
         s.develop = develop.record

@@ -75,6 +75,26 @@ public struct VerifyThresholds: Sendable, Codable, Equatable {
         VerifyThresholds(max: max ?? Self.defaultMax, mean: mean ?? Self.defaultMean, shareAbove: shareAbove)
     }
 
+    /// How these limits are looser than `reference` (both resolved), one phrase each; empty when they are not. A
+    /// case passing only within looser limits is marked in the report, so a green badge cannot hide a large ΔE.
+    public func loosenings(against reference: VerifyThresholds = VerifyThresholds()) -> [String] {
+        let mine = resolved, ref = reference.resolved
+        var out: [String] = []
+        if mine.max! > ref.max! { out.append(String(format: "max %.3g > %.3g", mine.max!, ref.max!)) }
+        if mine.mean! > ref.mean! { out.append(String(format: "mean %.3g > %.3g", mine.mean!, ref.mean!)) }
+        if let share = mine.shareAbove, (ref.shareAbove.map { share > $0 } ?? true) {
+            out.append(String(format: "up to %.3g %% above the max tolerated", share * 100))
+        }
+        return out
+    }
+
+    /// The limits as a reader sees them ("max 2.3 · mean 0.767 ΔE00").
+    public var summary: String {
+        let r = resolved
+        let max = r.shareAbove.map { String(format: "max %.3g for all but %.3g %%", r.max!, $0 * 100) } ?? String(format: "max %.3g", r.max!)
+        return String(format: "%@ · mean %.3g ΔE00", max, r.mean!)
+    }
+
     /// Refuses negative or non-finite limits and a share outside 0…1 (`path` names the JSON place).
     func validate(file: String, path: String) throws {
         for (name, v) in [("max", max), ("mean", mean)] {

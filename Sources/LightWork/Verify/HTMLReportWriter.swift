@@ -6,7 +6,8 @@ import Foundation
 public enum HTMLReportWriter {
     public static func html(_ report: VerifyReport, thumbnails: [String: CaseThumbnails]) -> String {
         let c = report.counts
-        let verdict = report.exitStatus == 0 ? "passed" : "failed"
+        let loose = report.passedWithLooseLimits
+        let verdict = report.exitStatus != 0 ? "failed" : loose.isEmpty ? "passed" : "passed loose"
         var out = """
         <!DOCTYPE html>
         <html lang="en">
@@ -26,7 +27,16 @@ public enum HTMLReportWriter {
         .case.failed { border-left: 5px solid #c0392b; } .case.error { border-left: 5px solid #b9770e; } .case.passed { border-left: 5px solid #2e8540; }
         .case h3 { margin: 0 0 6px; font-size: 15px; }
         .thumbs { display: flex; gap: 14px; flex-wrap: wrap; margin: 8px 0; }
-        .thumbs figure { margin: 0; } .thumbs img { display: block; border: 1px solid #ccc; image-rendering: pixelated; max-width: 240px; }
+        .thumbs figure { margin: 0; } .thumbs img { display: block; border: 1px solid #ccc; image-rendering: pixelated; width: 240px; cursor: zoom-in; }
+        .pic { position: relative; display: inline-block; }
+        .worst { position: absolute; width: 14px; height: 14px; margin: -8px 0 0 -8px; border: 2px solid #ff00ff; border-radius: 50%;
+                 box-shadow: 0 0 0 1px #fff; pointer-events: none; }
+        #zoom { display: none; position: fixed; inset: 0; background: rgba(0,0,0,.85); z-index: 10; cursor: zoom-out;
+                align-items: center; justify-content: center; flex-direction: column; color: #eee; }
+        #zoom.open { display: flex; } #zoom .pic img { image-rendering: pixelated; max-width: 94vw; max-height: 88vh; min-width: min(94vw, 720px); object-fit: contain; }
+        .banner.loose { background: #fdf0d5; color: #7a4b00; }
+        .badge.loose { background: #d68910; }
+        .judged { font-size: 12px; color: #555; font-weight: normal; margin-left: 6px; }
         .thumbs figcaption { font-size: 12px; color: #555; }
         table { border-collapse: collapse; margin: 6px 0; } td, th { padding: 2px 10px 2px 0; text-align: left; vertical-align: top; }
         th { font-weight: 600; color: #444; } .num { text-align: right; font-variant-numeric: tabular-nums; }
@@ -41,8 +51,8 @@ public enum HTMLReportWriter {
         <body>
         <h1>\(e(report.suite))</h1>
         <div class="muted">lightwork verify \(e(report.suitePath)) · LightWork \(e(report.tool["lightwork"] ?? "?")) · \(e(libraries(report.tool)))\(report.update ? " · <strong>--update run</strong>" : "")</div>
-        <div class="banner \(verdict)">\(c.passed) passed, \(c.failed) failed, \(c.errors) could not run\(report.decode.map { " · decode hashes: \($0.filter { $0.status == .passed }.count) identical, \(c.decodeFailed) changed, \(c.decodeSkipped) skipped" } ?? "") · \(String(format: "%.1f", report.seconds)) s</div>
-        <div class="muted">ΔE00 (CIEDE2000) per pixel, each image read through its own embedded ICC profile. Heat-map: <span class="legend"></span> 0 → 1 → 2.3 → 5+</div>
+        <div class="banner \(verdict)">\(c.passed) passed, \(c.failed) failed, \(c.errors) could not run\(report.decode.map { " · decode hashes: \($0.filter { $0.status == .passed }.count) identical, \(c.decodeFailed) changed, \(c.decodeSkipped) skipped" } ?? "") · \(String(format: "%.1f", report.seconds)) s\(loose.isEmpty ? "" : "<br>\(loose.count) of them passed only within limits looser than the defaults (max \(VerifyThresholds.defaultMax), mean \(VerifyThresholds.defaultMean) ΔE00): " + loose.map { "<a href=\"#case-\(e($0.name))\">\(e($0.name))</a>" }.joined(separator: ", "))</div>
+        <div class="muted">ΔE00 (CIEDE2000) per pixel, each image read through its own embedded ICC profile. Heat-map and patch ΔE00: <span class="legend"></span> 0 → 1 → 2.3 → 5+ · the ring marks the worst pixel · click a picture to open it at full size</div>
         <p><label><input type="checkbox" id="only-failures"> show only failures</label> <span id="shown" class="muted"></span></p>
 
         """
@@ -58,8 +68,22 @@ public enum HTMLReportWriter {
             out += caseHTML(r, thumbnails: thumbnails[r.name])
         }
         out += """
+        <div id="zoom" title="click to close"></div>
         <script>
         (function () {
+          var zoom = document.getElementById("zoom");
+          document.addEventListener("click", function (ev) {
+            var img = ev.target;
+            if (zoom.classList.contains("open")) { zoom.classList.remove("open"); zoom.innerHTML = ""; return; }
+            if (img.tagName !== "IMG" || !img.closest(".thumbs")) return;
+            var pic = img.closest(".pic").cloneNode(true);
+            var caption = document.createElement("div");
+            caption.textContent = img.alt + " · " + img.naturalWidth + "×" + img.naturalHeight + " px";
+            zoom.appendChild(pic); zoom.appendChild(caption); zoom.classList.add("open");
+          });
+          document.addEventListener("keydown", function (ev) {
+            if (ev.key === "Escape") { zoom.classList.remove("open"); zoom.innerHTML = ""; }
+          });
           var box = document.getElementById("only-failures");
           var shown = document.getElementById("shown");
           function update() {
@@ -89,28 +113,44 @@ public enum HTMLReportWriter {
 
     static func caseHTML(_ r: VerifyReport.CaseResult, thumbnails: CaseThumbnails?) -> String {
         var s = "<div class=\"case \(r.status.rawValue)\" id=\"case-\(e(r.name))\">\n"
-        s += "<h3><span class=\"badge \(r.status.rawValue)\">\(r.status.rawValue)</span> \(e(r.name))</h3>\n"
+        let loose = VerifyReport.loosenings(r)
+        var judged: [String] = []
+        if r.pixels != nil || r.golden != nil { judged.append("pixels " + r.thresholds.summary) }
+        if let chart = r.chart { judged.append("chart patches " + chart.thresholds.summary) }
+        s += "<h3><span class=\"badge \(r.status.rawValue)\">\(r.status.rawValue)</span> \(e(r.name))"
+        s += loose.isEmpty ? "" : " <span class=\"badge loose\" title=\"\(e(loose.joined(separator: "; ")))\">looser limits</span>"
+        s += judged.isEmpty ? "" : "<span class=\"judged\">judged by \(e(judged.joined(separator: "; ")))</span>"
+        s += "</h3>\n"
+        if !loose.isEmpty { s += "<div class=\"muted\">limits looser than the defaults (max \(VerifyThresholds.defaultMax), mean \(VerifyThresholds.defaultMean) ΔE00): \(e(loose.joined(separator: "; ")))</div>\n" }
         if let d = r.description { s += "<div class=\"muted\">\(e(d))</div>\n" }
         s += "<div class=\"mono\">input \(e(r.input))\(r.golden.map { " · golden \(e($0))" } ?? "")</div>\n"
         if !r.failures.isEmpty { s += "<ul class=\"failures\">" + r.failures.map { "<li>\(e($0))</li>" }.joined() + "</ul>\n" }
         if let u = r.update { s += "<div><strong>golden:</strong> \(e(u))</div>\n" }
         if let t = thumbnails, t.golden != nil || t.candidate != nil || t.heatMap != nil {
             s += "<div class=\"thumbs\">"
+            // The worst pixel's place as a share of the picture, so the ring lands right at any displayed size.
+            let ring = r.pixels.flatMap { p in p.worstPixel.map { w in
+                String(format: "<span class=\"worst\" style=\"left:%.3f%%;top:%.3f%%\"></span>",
+                       (Double(w[0]) + 0.5) / Double(p.width) * 100, (Double(w[1]) + 0.5) / Double(p.height) * 100) } } ?? ""
             for (label, data) in [("golden", t.golden), ("candidate", t.candidate), ("ΔE00 heat-map", t.heatMap)] {
                 guard let data else { continue }
-                s += "<figure><img alt=\"\(e(label)) of \(e(r.name))\" src=\"data:image/png;base64,\(data.base64EncodedString())\"><figcaption>\(e(label))</figcaption></figure>"
+                s += "<figure><span class=\"pic\"><img alt=\"\(e(label)) of \(e(r.name))\" src=\"data:image/png;base64,\(data.base64EncodedString())\">\(ring)</span><figcaption>\(e(label))</figcaption></figure>"
+            }
+            if t.heatMap == nil, r.pixels?.statistics.max == 0 {
+                s += "<figure><figcaption>no heat-map: ΔE00 is 0 at every pixel</figcaption></figure>"
             }
             s += "</div>\n"
         }
         if let p = r.pixels {
             let limits = r.thresholds.resolved
             let st = p.statistics
-            s += "<table>\n<tr><th>pixels</th><th class=\"num\">max</th><th class=\"num\">mean</th><th class=\"num\">p99</th><th class=\"num\">above \(f(limits.max!, 3))</th><th>samples</th></tr>\n"
+            s += "<table>\n<tr><th>pixels</th><th class=\"num\">max ΔE00</th><th class=\"num\">mean ΔE00</th><th class=\"num\">p99 ΔE00</th><th class=\"num\">above \(f(limits.max!, 3))</th><th>samples</th></tr>\n"
             let maxBad = limits.shareAbove == nil && st.max > limits.max!, meanBad = st.mean > limits.mean!
             let shareBad = limits.shareAbove.map { st.shareAbove > $0 } ?? false
             s += "<tr><td>\(p.width)×\(p.height)</td><td class=\"num\(maxBad ? " bad" : "")\">\(f(st.max, 3))</td><td class=\"num\(meanBad ? " bad" : "")\">\(f(st.mean, 4))</td>"
             s += "<td class=\"num\">\(f(st.p99, 3))</td><td class=\"num\(shareBad ? " bad" : "")\">\(st.countAbove) (\(f(st.shareAbove * 100, 3)) %)</td>"
-            s += "<td>\(p.identicalSamples ? "identical" : "differ by up to \(p.maxSampleDifference)")\(p.worstPixel.map { " · worst at (\($0[0]), \($0[1]))" } ?? "")</td></tr>\n"
+            let unit = p.sampleBits.map { " code values of \((1 << $0) - 1) (\($0)-bit)" } ?? " code values"
+            s += "<td>\(p.identicalSamples ? "identical samples" : "differ by up to \(p.maxSampleDifference)\(unit)")\(p.worstPixel.map { " · worst ΔE00 at pixel (\($0[0]), \($0[1]))" } ?? "")</td></tr>\n"
             s += "<tr><td class=\"muted\">limits</td><td class=\"num muted\">\(limits.shareAbove == nil ? f(limits.max!, 3) : "—")</td><td class=\"num muted\">\(f(limits.mean!, 3))</td><td></td>"
             s += "<td class=\"num muted\">\(limits.shareAbove.map { "≤ " + f($0 * 100, 3) + " %" } ?? "—")</td><td></td></tr>\n</table>\n"
         }
@@ -125,7 +165,7 @@ public enum HTMLReportWriter {
                 s += "<tr><td>\(e(p.name))</td><td><span class=\"swatch\" style=\"background:\(hex(lab: p.reference))\"></span> <span class=\"mono\">\(p.reference.map { f($0, 2) }.joined(separator: " "))</span></td>"
                 s += "<td><span class=\"swatch\" style=\"background:\(hex(lab: p.measured))\"></span></td>"
                 s += p.measured.map { "<td class=\"num mono\">\(f($0, 2))</td>" }.joined()
-                s += "<td class=\"num\(p.deltaE > limits.max! ? " bad" : "")\">\(f(p.deltaE, 3))</td></tr>\n"
+                s += "<td class=\"num\(p.deltaE > limits.max! ? " bad" : "")\" style=\"\(heatStyle(p.deltaE))\">\(f(p.deltaE, 3))</td></tr>\n"
             }
             s += "</table>\n"
         }
@@ -141,6 +181,13 @@ public enum HTMLReportWriter {
         let linear = RGBPrimaries.sRGB.toXYZNative.inverse * xyzD65
         let v = [linear.x, linear.y, linear.z].map { Int((TransferFunction.sRGB.encode(min(max($0, 0), 1)) * 255).rounded()) }
         return String(format: "#%02x%02x%02x", v[0], v[1], v[2])
+    }
+
+    /// A table cell coloured as the heat-map colours that ΔE00, with text that stays readable on it.
+    static func heatStyle(_ deltaE: Double) -> String {
+        let c = Thumbnail.heatColour(deltaE)
+        let light = 0.299 * c.x + 0.587 * c.y + 0.114 * c.z > 140
+        return String(format: "background:rgb(%d,%d,%d);color:%@;padding-left:6px", Int(c.x.rounded()), Int(c.y.rounded()), Int(c.z.rounded()), light ? "#111" : "#fff")
     }
 
     static func legendGradient() -> String {

@@ -2,7 +2,8 @@ import CLCMS2
 import CShims
 import Foundation
 
-/// The three small pictures the HTML report shows per case, as PNG bytes (embedded there as data: URIs).
+/// The three pictures the HTML report shows per case, as PNG bytes (embedded there as data: URIs): shown small,
+/// opened at this size on a click.
 public struct CaseThumbnails: Sendable {
     public var golden: Data?
     public var candidate: Data?
@@ -17,6 +18,10 @@ public struct CaseThumbnails: Sendable {
 
 /// Small 8-bit sRGB PNGs for the report: an image shown through its own profile, and a ΔE heat-map.
 public enum Thumbnail {
+    /// The report's pictures are kept up to this long edge: a suite's 160 px goldens whole, a full-size chart
+    /// render reduced so the page stays a few megabytes.
+    public static let reportEdge = 768
+
     /// The heat-map's colour stops (ΔE00, sRGB): black where nothing changed, blue below 1, yellow at the usual
     /// 2.3 limit, red from 5.
     public static let heatStops: [(Double, SIMD3<Double>)] = [

@@ -78,8 +78,10 @@ public struct VerifyReport: Sendable, Codable {
         public var identicalSamples: Bool
         public var maxSampleDifference: Int
         public var alphaDifferences: Int
-        /// Where the largest difference is.
+        /// Where the largest difference is (nil when nothing differs).
         public var worstPixel: [Int]?
+        /// Bits per sample of the compared images: the unit of `maxSampleDifference` (code values of 2ⁿ − 1).
+        public var sampleBits: Int?
     }
 
     /// Chart mode's numbers.
@@ -101,6 +103,20 @@ public struct VerifyReport: Sendable, Codable {
         let c = counts
         if c.errors > 0 { return 2 }
         return c.failed > 0 || c.decodeFailed > 0 ? 1 : 0
+    }
+
+    /// How a case's limits are looser than the defaults (max 2.3, mean 0.767 ΔE00), pixel and chart limits alike;
+    /// empty when they are not.
+    public static func loosenings(_ r: CaseResult) -> [String] {
+        var out: [String] = []
+        if r.pixels != nil { out += r.thresholds.loosenings().map { "pixels: " + $0 } }
+        if let chart = r.chart { out += chart.thresholds.loosenings().map { "chart: " + $0 } }
+        return out
+    }
+
+    /// The cases that passed only within limits looser than the defaults.
+    public var passedWithLooseLimits: [CaseResult] {
+        cases.filter { $0.status == .passed && !Self.loosenings($0).isEmpty }
     }
 
     /// Cases worst first (failed, then errors, then passed; by how far over the limit within each).

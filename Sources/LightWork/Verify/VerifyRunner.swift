@@ -147,7 +147,7 @@ public enum VerifyRunner {
             r.failures.append("the render cannot be read back: \(error)")
             return finish()
         }
-        thumbs?.candidate = try? Thumbnail.png(candidate)
+        thumbs?.candidate = try? Thumbnail.png(candidate, maxEdge: Thumbnail.reportEdge)
 
         // Pixels against the golden.
         if let goldenURL {
@@ -155,15 +155,17 @@ public enum VerifyRunner {
             if hadGolden {
                 do {
                     let golden = try ImageFileReader.read(goldenURL)
-                    thumbs?.golden = try? Thumbnail.png(golden)
+                    thumbs?.golden = try? Thumbnail.png(golden, maxEdge: Thumbnail.reportEdge)
                     let cmp = try PixelComparison(golden: golden, candidate: candidate, threshold: thresholds.resolved.max!, engine: options.engine)
                     comparison = cmp
                     r.pixels = VerifyReport.PixelSummary(
                         width: cmp.width, height: cmp.height, statistics: cmp.statistics, identicalSamples: cmp.identicalSamples,
                         maxSampleDifference: cmp.maxSampleDifference, alphaDifferences: cmp.alphaDifferences,
-                        worstPixel: cmp.statistics.worstIndex.map { [$0 % cmp.width, $0 / cmp.width] })
+                        worstPixel: cmp.statistics.max > 0 ? cmp.statistics.worstIndex.map { [$0 % cmp.width, $0 / cmp.width] } : nil,
+                        sampleBits: golden.bitDepth)
                     r.notes += cmp.notes
-                    thumbs?.heatMap = try? Thumbnail.heatMapPNG(deltaE: cmp.deltaE, width: cmp.width, height: cmp.height)
+                    // An all-black map says nothing an "identical" does not.
+                    if cmp.statistics.max > 0 { thumbs?.heatMap = try? Thumbnail.heatMapPNG(deltaE: cmp.deltaE, width: cmp.width, height: cmp.height, maxEdge: Thumbnail.reportEdge) }
                     if !options.update {
                         r.failures += thresholds.failures(cmp.statistics)
                         if cmp.alphaDifferences > 0 { r.failures.append("alpha differs in \(cmp.alphaDifferences) pixels") }
