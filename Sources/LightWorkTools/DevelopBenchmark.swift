@@ -3,7 +3,7 @@ import LightWork
 
 /// Times each develop module on a 24 MP linear ProPhoto image (float planes, as the stage hands them over), and
 /// the whole stage with every module on (half floats in → planes → every module → half floats out, the way
-/// `FileConverter` runs it, the output placement at the same size since no resize is asked for).
+/// `FileConverter` runs it without a resize: the output placement in the same session).
 public enum DevelopBenchmark {
     /// A typical setting per module, by descriptor name: what `make bench` times. A module missing here fails the
     /// benchmark (so a new module cannot go unmeasured).
@@ -60,13 +60,24 @@ public enum DevelopBenchmark {
         let stage = try fastest(repeats) {
             var context = DevelopContext(kind: .raw, metadata: metadata, details: details, engine: engine)
             return try timed {
-                let scene = try DevelopStage.run(.scene, settings: all, image: source, context: &context) ?? source
-                _ = try DevelopStage.run(.output, settings: all, image: scene, context: &context)
+                // As FileConverter runs it when no resize is asked: both placements on one conversion each way.
+                _ = try DevelopStage.run([.scene, .output], settings: all, image: source, context: &context)
+            }
+        }
+        // The same modules one at a time (each geometric module resampling alone): what composing the geometry saves.
+        let apart = try fastest(repeats) {
+            var context = DevelopContext(kind: .raw, metadata: metadata, details: details, engine: engine)
+            return try timed {
+                var planes = PlanarImage(source, engine: engine)
+                for m in DevelopStage.modules { planes = try m.benchmarkRun(all, on: planes, context: &context) }
+                _ = planes.workingImage(space: source.space, engine: engine)
             }
         }
         let onList = DevelopStage.modules.map { "\($0.descriptor.name) \(typical[$0.descriptor.name]!)" }.joined(separator: ", ")
         lines.append("  develop stage, everything on (\(onList)), with the plane conversions: "
                      + String(format: "%.3f s per 24 MP (%.3f s cpu); target ≤ 1 s on two cores", stage.wall * scale, stage.cpu * scale))
+        lines.append("  the same, each module alone in turn (every geometric module resampling by itself), one conversion each way: "
+                     + String(format: "%.3f s per 24 MP (%.3f s cpu)", apart.wall * scale, apart.cpu * scale))
         return lines.joined(separator: "\n")
     }
 

@@ -147,6 +147,39 @@ final class CropGeometryTests: XCTestCase {
         for bad in ["46", "-45.5", "x"] { XCTAssertThrowsError(try Rotate.Setting(parsing: bad), bad) }
     }
 
+    /// rotate ∘ crop ∘ aspect composed into one resampling (`DevelopGeometry`, as the stage runs them) read each
+    /// output pixel from the source position the three maps give in turn (a coordinate image: bicubic reproduces
+    /// it exactly), on 1 and 3 threads alike.
+    func testComposedGeometryReadsTheComposedPositions() throws {
+        let (W, H) = (240, 160)
+        var results: [[Float]] = []
+        for threads in [1, 3] {
+            var context = DevelopContext(kind: .raw, metadata: ImageMetadata(), engine: EngineConfiguration(threads: threads))
+            var g = DevelopGeometry(source: Self.coordinateImage(width: W, height: H))
+            try Rotate.compose(.degrees(7), onto: &g, context: &context)
+            let (rw, rh) = (g.width, g.height)
+            let crop = try Crop.Setting(parsing: "0.1,0.05,0.8,0.9")
+            try Crop.compose(crop, onto: &g, context: &context)
+            let c = Crop.rectangle(crop, width: rw, height: rh)
+            try Aspect.compose(.ratio(width: 1, height: 1), onto: &g, context: &context)
+            let a = Aspect.rectangle(.ratio(width: 1, height: 1), width: c.width, height: c.height)
+            XCTAssertEqual(g.width, a.width); XCTAssertEqual(g.height, a.height)
+            let out = g.render(engine: context.engine)
+            let theta = 7 * Double.pi / 180
+            var worst = 0.0
+            for y in 0..<out.height { for x in 0..<out.width {
+                let dx = Double(x + a.x + c.x) + 0.5 - Double(rw) / 2, dy = Double(y + a.y + c.y) + 0.5 - Double(rh) / 2
+                let sx = Double(W) / 2 - 0.5 + dx * cos(theta) - dy * sin(theta), sy = Double(H) / 2 - 0.5 + dx * sin(theta) + dy * cos(theta)
+                let p = out.pixel(x: x, y: y)
+                worst = max(worst, abs(Double(p.x) - sx), abs(Double(p.y) - sy))
+            } }
+            print(String(format: "composed rotate 7° ∘ crop ∘ aspect 1:1 (%d×%d of %d×%d): largest position error %.2e px", out.width, out.height, W, H, worst))
+            XCTAssertLessThan(worst, 1e-3)
+            results.append(Array(UnsafeBufferPointer(start: out.r, count: out.pixelCount)) + Array(UnsafeBufferPointer(start: out.g, count: out.pixelCount)))
+        }
+        XCTAssertEqual(results[0], results[1])
+    }
+
     /// Rotation is the same bytes at any thread count.
     func testRotationIsTheSameAtAnyThreadCount() throws {
         var results: [[Float]] = []

@@ -104,7 +104,9 @@ public struct FileConverter: Sendable {
             var changes: [LosslessPath.Change] = renderer.filters.isEmpty ? [] : [.look]
             // The develop stage on the scene-referred image, before resizing (DevelopStage; nothing when all is off).
             var develop = DevelopContext(kind: decoded.kind, metadata: decoded.metadata, details: decoded.details, engine: engine)
-            if let developed = try DevelopStage.run(.scene, settings: spec.develop, image: decoded.image, context: &develop) {
+            // Without a resize between them, the output placement joins the scene's (one conversion to planes and back).
+            let outputToo = spec.export.resize == nil
+            if let developed = try DevelopStage.run(outputToo ? [.scene, .output] : [.scene], settings: spec.develop, image: decoded.image, context: &develop) {
                 decoded.image = developed
                 changes.append(.develop)
                 entry.timings["develop"] = clock.lap()
@@ -123,7 +125,7 @@ public struct FileConverter: Sendable {
                 }
             }
 
-            if let sharpened = try DevelopStage.run(.output, settings: spec.develop, image: decoded.image, context: &develop) {
+            if !outputToo, let sharpened = try DevelopStage.run(.output, settings: spec.develop, image: decoded.image, context: &develop) {
                 decoded.image = sharpened
                 changes.append(.develop)
                 entry.timings["develop-output"] = clock.lap()

@@ -10,7 +10,7 @@ import Foundation
 ///     offset = ⌊(frame − crop) / 2⌋ on each axis
 ///
 /// `off` or `original` keeps the frame as it is.
-public enum Aspect: DevelopModule {
+public enum Aspect: GeometricDevelopModule {
     public enum Setting: DevelopSetting {
         case off
         case ratio(width: Double, height: Double)
@@ -56,9 +56,10 @@ public enum Aspect: DevelopModule {
         return ((width - cw) / 2, (height - ch) / 2, cw, ch)
     }
 
-    public static func apply(_ setting: Setting, to image: PlanarImage, context: inout DevelopContext) throws -> PlanarImage {
-        let rect = rectangle(setting, width: image.width, height: image.height)
-        context.decisions["aspect"] = "\(setting.text): \(rect.width)×\(rect.height) at \(rect.x),\(rect.y) of \(image.width)×\(image.height)"
-        return image.cropped(x: rect.x, y: rect.y, width: rect.width, height: rect.height, engine: context.engine)
+    public static func compose(_ setting: Setting, onto geometry: inout DevelopGeometry, context: inout DevelopContext) throws {
+        let W = geometry.width, H = geometry.height
+        let rect = rectangle(setting, width: W, height: H)
+        context.decisions["aspect"] = "\(setting.text): \(rect.width)×\(rect.height) at \(rect.x),\(rect.y) of \(W)×\(H)"
+        geometry.crop(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
     }
 }

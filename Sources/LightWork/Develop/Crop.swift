@@ -6,7 +6,7 @@ import Foundation
 ///     x0 = round(X·width), x1 = round((X+W)·width), output width = x1 − x0   (the same for y with the height)
 ///
 /// so two crops that share an edge fraction share that pixel edge.
-public enum Crop: DevelopModule {
+public enum Crop: GeometricDevelopModule {
     public enum Setting: DevelopSetting {
         case off
         case fractions(x: Double, y: Double, width: Double, height: Double)
@@ -50,13 +50,14 @@ public enum Crop: DevelopModule {
         return (x0, y0, x1 - x0, y1 - y0)
     }
 
-    public static func apply(_ setting: Setting, to image: PlanarImage, context: inout DevelopContext) throws -> PlanarImage {
-        let rect = rectangle(setting, width: image.width, height: image.height)
+    public static func compose(_ setting: Setting, onto geometry: inout DevelopGeometry, context: inout DevelopContext) throws {
+        let W = geometry.width, H = geometry.height
+        let rect = rectangle(setting, width: W, height: H)
         guard rect.width > 0, rect.height > 0 else {
-            throw LightWorkError.blankImage("--crop \(setting.text) keeps no whole pixel of the \(image.width)×\(image.height) frame")
+            throw LightWorkError.blankImage("--crop \(setting.text) keeps no whole pixel of the \(W)×\(H) frame")
         }
-        context.decisions["crop"] = "\(rect.width)×\(rect.height) at \(rect.x),\(rect.y) of \(image.width)×\(image.height)"
-        return image.cropped(x: rect.x, y: rect.y, width: rect.width, height: rect.height, engine: context.engine)
+        context.decisions["crop"] = "\(rect.width)×\(rect.height) at \(rect.x),\(rect.y) of \(W)×\(H)"
+        geometry.crop(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
     }
 }
 

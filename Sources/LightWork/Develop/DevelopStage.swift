@@ -4,9 +4,11 @@ import Foundation
 /// JPEG/PNG: their device RGB decoded to linear sRGB primaries). The modules, in order, declared once:
 ///
 ///     decode:  (inside RawDecoder)                                       → whiteBalance, highlights
-///     scene:   denoise · lens · sharpen · rotate · crop · aspect · exposure · tone → before resizing
+///     scene:   denoise · lens · rotate · crop · aspect · sharpen · exposure · tone → before resizing
 ///     output:  outputSharpen                                             → after resizing
 ///
+/// The geometry (lens, rotate, crop, aspect: `GeometricDevelopModule`s) is composed and resampled once, at the
+/// final size; capture sharpening follows it, so it runs on the kept pixels only and needs no resampling between.
 /// Recipes' `develop` section, the CLI's flags, the spec and the manifest all read `modules`. A module that is off
 /// costs nothing; when every module of a placement is off the image is not even converted to float planes.
 public enum DevelopStage {
@@ -16,10 +18,10 @@ public enum DevelopStage {
         Highlights.self,
         Denoise.self,
         LensCorrection.self,
-        Sharpen.self,
         Rotate.self,
         Crop.self,
         Aspect.self,
+        Sharpen.self,
         Exposure.self,
         Tone.self,
         OutputSharpen.self,
@@ -38,11 +40,18 @@ public enum DevelopStage {
     /// are skipped with their note.
     public static func run(_ placement: DevelopPlacement, settings: DevelopSettings, image: WorkingImage,
                            context: inout DevelopContext) throws -> WorkingImage? {
+        try run([placement], settings: settings, image: image, context: &context)
+    }
+
+    /// Runs the modules of several placements in one go, on one conversion to float planes and back (the scene
+    /// and output placements when nothing is resized between them).
+    public static func run(_ placements: Set<DevelopPlacement>, settings: DevelopSettings, image: WorkingImage,
+                           context: inout DevelopContext) throws -> WorkingImage? {
         var active: [any DevelopModule.Type] = []
         for module in modules where !settings.isOff(module.descriptor.name) {
             let d = module.descriptor
-            var runsHere = d.placement == placement
-            if context.kind == .rgb, d.placement == .decode { runsHere = placement == .scene }
+            var runsHere = placements.contains(d.placement)
+            if context.kind == .rgb, d.placement == .decode { runsHere = placements.contains(.scene) }
             guard runsHere else { continue }
             if context.kind == .rgb, let note = d.rgbSkipNote {
                 if !settings.isExportDefault(d.name) { context.notes.append("\(d.name): \(note)") }
@@ -52,7 +61,19 @@ public enum DevelopStage {
         }
         guard !active.isEmpty else { return nil }
         var planes = PlanarImage(image, engine: context.engine)
-        for module in active { planes = try module.run(settings, on: planes, context: &context) }
+        // Consecutive geometric modules compose into one geometry, resampled when a pixel module or the end needs it.
+        var geometry: DevelopGeometry?
+        for module in active {
+            if let geometric = module as? any GeometricDevelopModule.Type {
+                var g = geometry ?? DevelopGeometry(source: planes)
+                try geometric.compose(settings, onto: &g, context: &context)
+                geometry = g
+                continue
+            }
+            if let g = geometry { planes = g.render(engine: context.engine); geometry = nil }
+            planes = try module.run(settings, on: planes, context: &context)
+        }
+        if let g = geometry { planes = g.render(engine: context.engine) }
         return planes.workingImage(space: image.space, engine: context.engine)
     }
 }

@@ -6,8 +6,9 @@ import Foundation
 /// lensfun's profiles (Debian's liblensfun, 0.3 API, and its database). `auto` finds the camera and lens from the
 /// file's make, model and lens name; a named lens is used whatever the file says. lensfun computes every source
 /// position and gain on a coarse grid; LightWork interpolates them and resamples the float planes (Keys bicubic,
-/// `lw_bicubic_row`), vignetting applied in the same pass.
-public enum LensCorrection: DevelopModule {
+/// `lw_bicubic_row`), vignetting applied in the same pass, which `rotate`, `crop` and `aspect` join
+/// (`DevelopGeometry`: one resampling for the whole geometry).
+public enum LensCorrection: GeometricDevelopModule {
     public enum Setting: DevelopSetting {
         case off
         /// The camera and lens the file names.
@@ -50,20 +51,21 @@ public enum LensCorrection: DevelopModule {
     /// lensfun's documentation names 1000 as the value to use when it is unknown.
     static let focusDistance: Float = 1000
 
-    public static func apply(_ setting: Setting, to image: PlanarImage, context: inout DevelopContext) throws -> PlanarImage {
+    public static func compose(_ setting: Setting, onto geometry: inout DevelopGeometry, context: inout DevelopContext) throws {
+        let image = geometry.source
         let m = context.metadata
         let db = try LensDatabase.shared.loaded()
         let camera = db.camera(make: m.make, model: m.model)
         let lens: UnsafePointer<lfLens>
         switch setting {
         case .off:
-            return image
+            return
         case .auto:
             switch db.lens(for: m, camera: camera) {
             case .found(let l): lens = l
             case .none(let why):
                 context.decisions["lens"] = "none matched (\(why))"
-                return image
+                return
             }
         case .lens(let name):
             lens = try db.lens(named: name, camera: camera)
@@ -76,7 +78,7 @@ public enum LensCorrection: DevelopModule {
                 throw LightWorkError.usage("--lens \(lensName): the file gives no focal length and the lens is a zoom (\(Int(minFocal))–\(Int(maxFocal)) mm)")
             }
             context.decisions["lens"] = "none matched (\(lensName) found, but the file gives no focal length for this zoom)"
-            return image
+            return
         }
         // The camera's crop factor scales the lens's calibration to this sensor; without the camera in the
         // database, a named lens is taken to be on the format it was calibrated on.
@@ -102,7 +104,7 @@ public enum LensCorrection: DevelopModule {
         let vignetting = applied & Int32(LF_MODIFY_VIGNETTING) != 0
         guard applied & geometric != 0 || vignetting else {
             context.decisions["lens"] = "none matched (\(lensName) has no profile at \(format(focal)) mm)"
-            return image
+            return
         }
         // Lateral CA is a property of the sensor's channels: resampled there when the decoder says how its
         // camera RGB became the working space (ProPhoto's red mixes camera red, green and blue).
@@ -110,8 +112,8 @@ public enum LensCorrection: DevelopModule {
         if cameraToWorking == nil, context.kind == .raw, applied & Int32(LF_MODIFY_TCA) != 0 {
             notes.append("the camera's matrix is unknown (colour model libraw): TCA corrected on the working space's channels")
         }
-        let out = modifier.correct(image, cameraToWorking: applied & Int32(LF_MODIFY_TCA) != 0 ? cameraToWorking : nil,
-                                   vignetting: vignetting, engine: context.engine)
+        geometry.correctLens(modifier.map(cameraToWorking: applied & Int32(LF_MODIFY_TCA) != 0 ? cameraToWorking : nil,
+                                          vignetting: vignetting))
         var done: [String] = []
         if applied & Int32(LF_MODIFY_DISTORTION) != 0 { done.append("distortion") }
         if applied & Int32(LF_MODIFY_TCA) != 0 { done.append("TCA") }
@@ -121,7 +123,6 @@ public enum LensCorrection: DevelopModule {
             + (aperture.map { " f/\(format($0))" } ?? "") + ": " + done.joined(separator: ", ")
             + " (scale \(String(format: "%.4f", modifier.scale)))"
         context.notes += notes.map { "lens: \($0)" }
-        return out
     }
 
     /// A 3 × 3 matrix from the decoder's text ("a b c; d e f; g h i").
@@ -297,10 +298,14 @@ public final class LensModifier: @unchecked Sendable {
     static let gridFields = 7
 
     /// lensfun's source positions of every channel, and the vignetting gain at the green one (1 without
-    /// `vignetting`), at the nodes of the coarse grid `lw_grid_row` interpolates: `across` nodes a row.
-    public func grid(vignetting: Bool, engine: EngineConfiguration) -> (nodes: [Float], across: Int) {
+    /// `vignetting`), at the nodes of the coarse grid `lw_grid_row` interpolates over a `width` × `height` frame
+    /// (the modifier's own frame by default): `across` nodes a row. Node (i, j) is lensfun's at `at(i·s, j·s)` of
+    /// the modifier's frame: a frame composed after the correction (rotated, cropped; `DevelopGeometry`) has its
+    /// positions through the lens on its own grid, so a row is read as fast as the lens frame's.
+    public func grid(vignetting: Bool, engine: EngineConfiguration, width: Int? = nil, height: Int? = nil,
+                     at: @escaping @Sendable (Double, Double) -> (Double, Double) = { ($0, $1) }) -> (nodes: [Float], across: Int) {
         let s = Self.gridSpacing, f = Self.gridFields
-        let across = (width - 1) / s + 2, down = (height - 1) / s + 2
+        let across = ((width ?? self.width) - 1) / s + 2, down = ((height ?? self.height) - 1) / s + 2
         var nodes = [Float](repeating: 0, count: across * down * f)
         nodes.withUnsafeMutableBufferPointer { buffer in
             let g = UncheckedSendable(buffer.baseAddress!)
@@ -308,7 +313,8 @@ public final class LensModifier: @unchecked Sendable {
                 var positions = [Float](repeating: 0, count: 6)
                 for i in 0..<across {
                     let node = g.value + (j * across + i) * f
-                    positions.withUnsafeMutableBufferPointer { self.sourcePositions(x: Float(i * s), y: Float(j * s), count: 1, into: $0.baseAddress!) }
+                    let (u, v) = at(Double(i * s), Double(j * s))
+                    positions.withUnsafeMutableBufferPointer { self.sourcePositions(x: Float(u), y: Float(v), count: 1, into: $0.baseAddress!) }
                     for k in 0..<6 { node[k] = positions[k] }
                     node[6] = 1
                     if vignetting { self.vignettingGains(x: positions[2], y: positions[3], count: 1, into: node + 6) }
@@ -318,46 +324,13 @@ public final class LensModifier: @unchecked Sendable {
         return (nodes, across)
     }
 
-    /// The corrected image: each output pixel's channels resampled (bicubic, `lw_bicubic_row`) at the grid's
+    /// The correction as `DevelopGeometry` resamples it: each output pixel's channels sampled at the grid's
     /// positions, times the vignetting gain there. With `cameraToWorking`, the resampling is in the camera's
-    /// channels: `image` is turned into them in place, and each output row back into the working space.
-    func correct(_ image: PlanarImage, cameraToWorking: Matrix3?, vignetting: Bool, engine: EngineConfiguration) -> PlanarImage {
-        let w = width, h = height, f = Self.gridFields
-        precondition(image.width == w && image.height == h, "lens modifier made for another size")
-        let out = image.sameKind(width: w, height: h)
-        let (nodes, across) = grid(vignetting: vignetting, engine: engine)
-        let toCamera = cameraToWorking.map { m in (0..<9).map { Float(m.inverse[$0 / 3, $0 % 3]) } }
-        let toWorking = cameraToWorking.map { m in (0..<9).map { Float(m[$0 / 3, $0 % 3]) } }
-        let src = UncheckedSendable(image), dst = UncheckedSendable(out)
-        if let toCamera {
-            Parallel.forEach(h, workers: engine.workers(for: h)) { _, y in
-                let o = y * w
-                lw_mix_row(src.value.r + o, src.value.g + o, src.value.b + o, Int32(w), toCamera, nil)
-            }
-        }
-        let workers = engine.workers(for: h)
-        let scratch = UncheckedSendable(UnsafeMutablePointer<Float>.allocate(capacity: f * w * workers))
-        defer { scratch.value.deallocate() }
-        nodes.withUnsafeBufferPointer { grid in
-            let g = UncheckedSendable(grid.baseAddress!)
-            Parallel.forEach(h, workers: workers) { worker, y in
-                let base = scratch.value + worker * f * w
-                var fields = (0..<f).map { Optional(base + $0 * w) }
-                lw_grid_row(g.value, Int32(across), Int32(f), Int32(Self.gridSpacing), Int32(y), Int32(w), &fields)
-                let o = y * w, img = src.value, res = dst.value
-                for c in 0..<3 {
-                    // Alpha follows green (coverage has no lateral CA of its own).
-                    var planes: [UnsafePointer<Float>?] = [UnsafePointer(img.plane(c))]
-                    var outs: [UnsafeMutablePointer<Float>?] = [res.plane(c) + o]
-                    if c == 1, let a = img.alpha, let b = res.alpha { planes.append(UnsafePointer(a)); outs.append(b + o) }
-                    lw_bicubic_row(&planes, Int32(planes.count), Int32(w), Int32(h), base + 2 * c * w, base + (2 * c + 1) * w, Int32(w), &outs)
-                }
-                let gains = vignetting ? UnsafePointer(base + 6 * w) : nil
-                if let m = toWorking { lw_mix_row(res.r + o, res.g + o, res.b + o, Int32(w), m, gains) } else {
-                    lw_mix_row(res.r + o, res.g + o, res.b + o, Int32(w), nil, gains)
-                }
-            }
-        }
-        return out
+    /// channels: the source is turned into them in place, and each output row back into the working space.
+    func map(cameraToWorking: Matrix3?, vignetting: Bool) -> LensMap {
+        LensMap(modifier: self,
+                toCamera: cameraToWorking.map { m in (0..<9).map { Float(m.inverse[$0 / 3, $0 % 3]) } },
+                toWorking: cameraToWorking.map { m in (0..<9).map { Float(m[$0 / 3, $0 % 3]) } },
+                vignetting: vignetting)
     }
 }

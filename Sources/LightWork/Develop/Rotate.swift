@@ -1,9 +1,8 @@
-import CShims
 import Foundation
 
 /// `--rotate DEGREES` (−45…45; positive turns the picture counter-clockwise): straightens the frame and keeps the
 /// largest upright crop of the original aspect ratio, centred, resampled bicubically (Keys, a = −0.5) in linear
-/// light.
+/// light, in the one resampling of the stage's geometry (`DevelopGeometry`, with `lens`, `crop` and `aspect`).
 ///
 /// The crop: a W×H frame turned by θ contains the centred axis-aligned w×h rectangle exactly when that rectangle,
 /// turned back, fits in W×H: w·|cos θ| + h·|sin θ| ≤ W and w·|sin θ| + h·|cos θ| ≤ H. With w = k·W, h = k·H,
@@ -12,7 +11,7 @@ import Foundation
 ///
 /// and the output is ⌊k·W⌋ × ⌊k·H⌋ pixels (never a pixel outside the rotated frame). For a centrally symmetric
 /// convex frame, the centred rectangle is the largest of its aspect.
-public enum Rotate: DevelopModule {
+public enum Rotate: GeometricDevelopModule {
     public enum Setting: DevelopSetting {
         case degrees(Double)
 
@@ -52,35 +51,10 @@ public enum Rotate: DevelopModule {
         return (max(1, Int((k * W + 1e-9).rounded(.down))), max(1, Int((k * H + 1e-9).rounded(.down))))
     }
 
-    public static func apply(_ setting: Setting, to image: PlanarImage, context: inout DevelopContext) throws -> PlanarImage {
-        let degrees = setting.degrees
-        let size = croppedSize(width: image.width, height: image.height, degrees: degrees)
-        let out = image.sameKind(width: size.width, height: size.height)
-        let theta = degrees * .pi / 180
-        let c = cos(theta), s = sin(theta)
-        let W = image.width, H = image.height, w = size.width
-        // Output pixel (x, y) has its centre at offset (dx, dy) from the crop's centre; the content there comes
-        // from offset (dx·c − dy·s, dx·s + dy·c) from the source's centre (y points down, so this turns the
-        // picture counter-clockwise). Source index coordinates are continuous coordinates − 0.5.
-        let sx0 = Double(W) / 2 - 0.5, sy0 = Double(H) / 2 - 0.5
-        var sources: [UnsafePointer<Float>?] = [UnsafePointer(image.r), UnsafePointer(image.g), UnsafePointer(image.b)]
-        if let a = image.alpha { sources.append(UnsafePointer(a)) }
-        let me = UncheckedSendable((sources, out))
-        Parallel.forEach(size.height, workers: context.engine.workers(for: size.height)) { _, y in
-            let (sources, out) = me.value
-            // Along an output row the source position moves by (c, s) a pixel: a straight line (lw_bicubic_line).
-            let dy = Double(y) + 0.5 - Double(size.height) / 2, dx = 0.5 - Double(w) / 2
-            let o = y * w
-            var outs: [UnsafeMutablePointer<Float>?] = [out.r + o, out.g + o, out.b + o]
-            if let a = out.alpha { outs.append(a + o) }
-            sources.withUnsafeBufferPointer { planes in
-                lw_bicubic_line(planes.baseAddress!, Int32(planes.count), Int32(W), Int32(H),
-                                sx0 + dx * c - dy * s, sy0 + dx * s + dy * c, c, s, Int32(w), &outs)
-            }
-        }
-        // Cubic overshoot must not make coverage leave 0…1.
-        if let a = out.alpha { for i in 0..<out.pixelCount { a[i] = min(1, max(0, a[i])) } }
+    public static func compose(_ setting: Setting, onto geometry: inout DevelopGeometry, context: inout DevelopContext) throws {
+        let W = geometry.width, H = geometry.height
+        let size = croppedSize(width: W, height: H, degrees: setting.degrees)
+        geometry.rotate(degrees: setting.degrees, newWidth: size.width, newHeight: size.height)
         context.decisions["rotate"] = "\(setting.text)° bicubic, largest upright crop \(size.width)×\(size.height) of \(W)×\(H)"
-        return out
     }
 }
