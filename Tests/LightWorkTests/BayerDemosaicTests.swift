@@ -70,33 +70,8 @@ final class BayerDemosaicTests: XCTestCase {
     /// A flat field stays flat at every size, also for images smaller than a tile or its margin, and edges
     /// tiles are mirrored with the mosaic's colours in place: each position's black and balance give one colour.
     func testFlatMosaicGivesOneColourAtEverySize() {
-        for (w, h) in [(2, 2), (3, 5), (7, 4), (12, 2), (64, 64), (65, 70), (130, 3)] {
-            let raw = [UInt16](repeating: 0, count: w * h).enumerated().map { i, _ -> UInt16 in
-                let (x, y) = (i % w, i / w)
-                return [1064, 564, 564, 314][(y & 1) * 2 + (x & 1)]   // R, G, G, B of one grey, black 64
-            }
-            var b = lw_bayer()
-            b.pitch = w
-            b.width = Int32(w)
-            b.height = Int32(h)
-            b.colour = (0, 1, 1, 2)
-            b.black = (64, 64, 64, 64)
-            b.scale = (1.0 / 4000, 1.0 / 2000, 1.0 / 2000, 1.0 / 1000)   // white balance: every site balances to 0.25
-            b.to_xyz = (0.4, 0.35, 0.2, 0.2, 0.7, 0.1, 0.02, 0.12, 0.95)
-            var out = [UInt16](repeating: 9, count: w * h * 4)
-            let scratch = UnsafeMutableRawPointer.allocate(byteCount: lw_ahd_scratch_bytes(), alignment: 64)
-            defer { scratch.deallocate() }
-            raw.withUnsafeBufferPointer { r in
-                b.raw = r.baseAddress
-                let tile = Int(LW_AHD_TILE)
-                for y0 in stride(from: 0, to: h, by: tile) {
-                    for x0 in stride(from: 0, to: w, by: tile) { lw_ahd_tile(&b, Int32(x0), Int32(y0), scratch, &out) }
-                }
-            }
-            for i in 0..<(w * h) {
-                XCTAssertEqual(Array(out[(4 * i)..<(4 * i + 4)]), [16384, 16384, 16384, 0], "\(w)×\(h) pixel \(i)")
-            }
-        }
+        assertFlatMosaicGivesOneColour(sizes: [(2, 2), (3, 5), (7, 4), (12, 2), (64, 64), (65, 70), (130, 3)],
+                                       tile: Int(LW_AHD_TILE), scratchBytes: lw_ahd_scratch_bytes(), kernel: lw_ahd_tile)
     }
 
     /// The AVX2 and the baseline x86-64 builds of the kernel give the same bytes, so goldens and decode hashes
@@ -140,5 +115,36 @@ final class BayerDemosaicTests: XCTestCase {
         print("fine-detail mean ΔE00 against the scene: LightWork AHD \(ours), LibRaw AHD \(libraw), LibRaw linear \(bilinear)")
         XCTAssertLessThanOrEqual(ours, libraw * 1.05)
         XCTAssertLessThan(ours, bilinear * 0.9)
+    }
+}
+
+/// Demosaics a flat grey mosaic (R, G, G, B of one grey over black 64, balanced so every site gives 0.25) tile by
+/// tile with `kernel` (lw_demosaic.h's tile contract, shared by AHD and RCD) and asserts every pixel is that grey.
+func assertFlatMosaicGivesOneColour(sizes: [(Int, Int)], tile: Int, scratchBytes: Int,
+                                    kernel: @convention(c) (UnsafePointer<lw_bayer>?, Int32, Int32, UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt16>?) -> Void,
+                                    file: StaticString = #filePath, line: UInt = #line) {
+    for (w, h) in sizes {
+        let raw = (0..<(w * h)).map { i -> UInt16 in [1064, 564, 564, 314][((i / w) & 1) * 2 + ((i % w) & 1)] }
+        var b = lw_bayer()
+        b.pitch = w
+        b.width = Int32(w)
+        b.height = Int32(h)
+        b.colour = (0, 1, 1, 2)
+        b.black = (64, 64, 64, 64)
+        b.scale = (1.0 / 4000, 1.0 / 2000, 1.0 / 2000, 1.0 / 1000)   // white balance: every site balances to 0.25
+        b.to_xyz = (0.4, 0.35, 0.2, 0.2, 0.7, 0.1, 0.02, 0.12, 0.95)   // AHD's homogeneity space; RCD ignores it
+        var out = [UInt16](repeating: 9, count: w * h * 4)
+        let scratch = UnsafeMutableRawPointer.allocate(byteCount: scratchBytes, alignment: 64)
+        defer { scratch.deallocate() }
+        raw.withUnsafeBufferPointer { r in
+            b.raw = r.baseAddress
+            for y0 in stride(from: 0, to: h, by: tile) {
+                for x0 in stride(from: 0, to: w, by: tile) { kernel(&b, Int32(x0), Int32(y0), scratch, &out) }
+            }
+        }
+        for i in 0..<(w * h) where Array(out[(4 * i)..<(4 * i + 4)]) != [16384, 16384, 16384, 0] {
+            XCTFail("\(w)×\(h) pixel \(i): \(Array(out[(4 * i)..<(4 * i + 4)])) is not the flat grey", file: file, line: line)
+            break
+        }
     }
 }

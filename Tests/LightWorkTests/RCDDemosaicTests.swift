@@ -111,31 +111,8 @@ final class RCDDemosaicTests: XCTestCase {
     /// A flat field stays flat at every size, also for images smaller than a tile or its margin, and edge tiles are
     /// mirrored with the mosaic's colours in place: each position's black and balance give one colour.
     func testFlatMosaicGivesOneColourAtEverySize() {
-        for (w, h) in [(2, 2), (3, 5), (7, 4), (12, 2), (128, 128), (130, 141), (260, 3)] {
-            let raw = (0..<(w * h)).map { i -> UInt16 in
-                [1064, 564, 564, 314][((i / w) & 1) * 2 + ((i % w) & 1)]   // R, G, G, B of one grey, black 64
-            }
-            var b = lw_bayer()
-            b.pitch = w
-            b.width = Int32(w)
-            b.height = Int32(h)
-            b.colour = (0, 1, 1, 2)
-            b.black = (64, 64, 64, 64)
-            b.scale = (1.0 / 4000, 1.0 / 2000, 1.0 / 2000, 1.0 / 1000)   // every site balances to 0.25
-            var out = [UInt16](repeating: 9, count: w * h * 4)
-            let scratch = UnsafeMutableRawPointer.allocate(byteCount: lw_rcd_scratch_bytes(), alignment: 64)
-            defer { scratch.deallocate() }
-            raw.withUnsafeBufferPointer { r in
-                b.raw = r.baseAddress
-                let tile = Int(LW_RCD_TILE)
-                for y0 in stride(from: 0, to: h, by: tile) {
-                    for x0 in stride(from: 0, to: w, by: tile) { lw_rcd_tile(&b, Int32(x0), Int32(y0), scratch, &out) }
-                }
-            }
-            for i in 0..<(w * h) {
-                XCTAssertEqual(Array(out[(4 * i)..<(4 * i + 4)]), [16384, 16384, 16384, 0], "\(w)×\(h) pixel \(i)")
-            }
-        }
+        assertFlatMosaicGivesOneColour(sizes: [(2, 2), (3, 5), (7, 4), (12, 2), (128, 128), (130, 141), (260, 3)],
+                                       tile: Int(LW_RCD_TILE), scratchBytes: lw_rcd_scratch_bytes(), kernel: lw_rcd_tile)
     }
 
     static func hash(_ image: WorkingImage) -> String {
