@@ -70,6 +70,18 @@ final class FuzzRegressionTests: XCTestCase {
         }
     }
 
+    /// libFuzzer's lut-file target: a 1,371-byte JPEG whose header claims 62744×33552 pixels made `--lut` (through
+    /// `ImageFileReader`) allocate 6.3 GB. Every read-back now checks its header against the decode limit first.
+    func testAReadBackRefusesAHeaderClaimingBillionsOfPixels() throws {
+        let url = root.appendingPathComponent("regressions/lut-file/huge-jpeg-header.jpg")
+        for read in [{ _ = try ImageFileReader.read(url) }, { _ = try LookSetup.decodeLUTImage(url) }] {
+            XCTAssertThrowsError(try read()) { error in
+                guard case let LightWorkError.tooManyPixels(w, h, limit) = error else { return XCTFail("\(error)") }
+                XCTAssertEqual([w, h, limit], [62744, 33552, 200_000_000])
+            }
+        }
+    }
+
     /// Found while writing the manifest target: a shard count below 1 made `manifest merge` build `0..<count`
     /// and trap. It is now refused as a usage error (exit 2), as is an index outside the count.
     func testMergeRefusesShardsThatAreNoShards() throws {

@@ -93,6 +93,7 @@ public struct TIFFCodec: ImageCodec {
         }
         guard let width = u32(TIFFTAG_IMAGEWIDTH).map(Int.init), let height = u32(TIFFTAG_IMAGELENGTH).map(Int.init),
               width > 0, height > 0 else { throw tiffError(path, "no image dimensions") }
+        try PixelLimit.check(width: width, height: height, format: "\(path): TIFF", options: PixelLimit.readBack)
         let bits = Int(u16(TIFFTAG_BITSPERSAMPLE) ?? 1)
         let spp = Int(u16(TIFFTAG_SAMPLESPERPIXEL) ?? 1)
         let photometric = Int32(u16(TIFFTAG_PHOTOMETRIC) ?? 0)

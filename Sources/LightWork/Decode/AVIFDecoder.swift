@@ -31,6 +31,7 @@ public enum AVIFDecoder {
         guard let decoder = avifDecoderCreate() else { throw LightWorkError.decodeFailed("\(path): libavif could not start") }
         defer { avifDecoderDestroy(decoder) }
         decoder.pointee.maxThreads = 1
+        decoder.pointee.imageSizeLimit = UInt32(clamping: PixelLimit.readBack.maxPixels)
         return try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) throws -> ImageFile in
             let bytes = buffer.bindMemory(to: UInt8.self)
             do {

@@ -176,7 +176,7 @@ public enum HEIFDecoder {
         guard !data.isEmpty else { throw LightWorkError.emptyFile }
         let p: Primary
         do {
-            p = try data.withUnsafeBytes { try primary($0, threads: 1) { _, _ in } }
+            p = try data.withUnsafeBytes { try primary($0, threads: 1) { try PixelLimit.check(width: $0, height: $1, format: "HEIF", options: PixelLimit.readBack) } }
         } catch let error as LightWorkError {
             throw LightWorkError.decodeFailed("\(path): \(error.description)")
         }

@@ -33,6 +33,7 @@ public enum JPEGDecoder {
             func fail(_ text: String) -> LightWorkError { .decodeFailed("\(path): libjpeg: \(text)") }
             guard lw_jpegdec_read_header(d) == 0 else { throw fail(String(cString: lw_jpegdec_message(d))) }
             let info = lw_jpegdec_info(d)!
+            try PixelLimit.check(width: Int(info.pointee.image_width), height: Int(info.pointee.image_height), format: "\(path): JPEG", options: PixelLimit.readBack)
             guard info.pointee.jpeg_color_space != JCS_CMYK, info.pointee.jpeg_color_space != JCS_YCCK else {
                 throw fail("CMYK JPEG is not supported")
             }

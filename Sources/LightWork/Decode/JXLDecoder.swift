@@ -19,7 +19,7 @@ public enum JXLDecoder {
     /// 16-bit otherwise, with the ICC profile of those samples and the EXIF.
     static func readBack(data: Data, path: String) throws -> ImageFile {
         let raw: Raw
-        do { raw = try run(data, options: DecodeOptions(), threads: 1) } catch let e as LightWorkError { throw LightWorkError.decodeFailed("\(path): \(e)") }
+        do { raw = try run(data, options: PixelLimit.readBack, threads: 1) } catch let e as LightWorkError { throw LightWorkError.decodeFailed("\(path): \(e)") }
         let sixteen = raw.format.data_type == JXL_TYPE_UINT16
         let samples: [UInt16] = raw.pixels.withUnsafeBytes { px in
             sixteen ? Array(px.bindMemory(to: UInt16.self)) : px.bindMemory(to: UInt8.self).map(UInt16.init)

@@ -39,6 +39,7 @@ public enum PNGDecoder {
                 icc = Data(bytes: profile, count: Int(profileLength))
             }
             let width = Int(png_get_image_width(png, info)), height = Int(png_get_image_height(png, info))
+            try PixelLimit.check(width: width, height: height, format: "\(path): PNG", options: PixelLimit.readBack)
             let channels = Int(png_get_channels(png, info)), depth = Int(png_get_bit_depth(png, info))
             let rowBytes = Int(png_get_rowbytes(png, info))
             let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(1, rowBytes * height), alignment: 2)

@@ -14,6 +14,10 @@ enum PixelLimit {
         try checkMemory(width: width, height: height, options: options)
     }
 
+    /// The limits a read-back (`ImageFileReader`: verify, LUT images, tests) checks a header against before it
+    /// allocates: the decode defaults (200 MP), so a damaged or hostile header cannot ask for gigabytes.
+    static let readBack = DecodeOptions()
+
     /// Throws when converting a `width`×`height` image would need more than `options.memoryLimit`.
     static func checkMemory(width: Int, height: Int, options: DecodeOptions) throws {
         guard let limit = options.memoryLimit else { return }

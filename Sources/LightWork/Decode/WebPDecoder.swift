@@ -101,7 +101,7 @@ public enum WebPDecoder {
             guard !bytes.isEmpty else { throw LightWorkError.emptyFile }
             let chunks = chunks(bytes)
             do {
-                return try withPixels(bytes, check: { _, _ in }) { pixels, stride, width, height, alpha, _ in
+                return try withPixels(bytes, check: { try PixelLimit.check(width: $0, height: $1, format: "WebP", options: PixelLimit.readBack) }) { pixels, stride, width, height, alpha, _ in
                     let channels = alpha ? 4 : 3
                     var samples = [UInt16](repeating: 0, count: width * height * channels)
                     let p = pixels.assumingMemoryBound(to: UInt8.self)
