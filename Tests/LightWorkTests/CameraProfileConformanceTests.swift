@@ -19,20 +19,29 @@ final class CameraProfileConformanceTests: XCTestCase {
         /// give, dcp.cc `makeHueSatMap`): the case is then held to `deviationLimit` and its control, the same DCP with
         /// HueSatMapData2 replaced by Data1 (so no weight matters), to the target.
         var rawTherapeeDeviates = false
+        /// The mean limit of the case's own rows (its controls are held to `agreementMeanLimit`).
+        var meanLimit = CameraProfileConformanceTests.agreementMeanLimit
+        var maxLimit = CameraProfileConformanceTests.agreementMaxLimit
     }
 
     static let cases = [
         Case(name: "D300 D65", dcp: "NIKON D300.dcp", camera: "NIKON CORPORATION:NIKON D300:Nikon D300", illuminant: "D65"),
-        Case(name: "D300 A", dcp: "NIKON D300.dcp", camera: "NIKON CORPORATION:NIKON D300:Nikon D300", illuminant: "A", rawTherapeeDeviates: true),
-        Case(name: "D300 D50", dcp: "NIKON D300.dcp", camera: "NIKON CORPORATION:NIKON D300:Nikon D300", illuminant: "D50", rawTherapeeDeviates: true),
+        Case(name: "D300 A", dcp: "NIKON D300.dcp", camera: "NIKON CORPORATION:NIKON D300:Nikon D300", illuminant: "A", rawTherapeeDeviates: true,
+             meanLimit: deviationMeanLimit, maxLimit: targetMaxLimit),
+        Case(name: "D300 D50", dcp: "NIKON D300.dcp", camera: "NIKON CORPORATION:NIKON D300:Nikon D300", illuminant: "D50", rawTherapeeDeviates: true,
+             meanLimit: targetMeanLimit, maxLimit: targetMaxLimit),
         Case(name: "450D D55 (3-D HueSatMap)", dcp: "Canon EOS 450D.dcp", camera: "Canon:Canon EOS 450D:Canon EOS 450D", illuminant: "D55"),
         Case(name: "5D II D65 (no LookTable)", dcp: "Canon EOS 5D Mark II.dcp", camera: "Canon:Canon EOS 5D Mark II:Canon EOS 5D Mark II", illuminant: "D65"),
     ]
 
-    /// The conformance target of issue #26.
-    static let meanLimit = 0.5, maxLimit = 2.0
-    /// Where rawtherapee-cli deviates from the specification (`Case.rawTherapeeDeviates`): twice the measured
-    /// worst mean (0.57 under light A, look and tone on).
+    /// The conformance target of issue #26 (the D50 rows, where rawtherapee-cli's blend weight differs a little:
+    /// measured mean 0.18, max 0.37).
+    static let targetMeanLimit = 0.5, targetMaxLimit = 2.0
+    /// Where the two agree (no blend weight matters: D65, D55, 5D II and the controls): a few times the measured
+    /// worst, mean 0.02 and max 0.08, which is the 16-bit output's rounding.
+    static let agreementMeanLimit = 0.1, agreementMaxLimit = 0.3
+    /// Where rawtherapee-cli deviates from the specification under light A (`Case.rawTherapeeDeviates`): twice the
+    /// measured worst mean (0.62, look off and tone on); its max (1.41) is held to the target.
     static let deviationMeanLimit = 1.2
 
     func testAgreesWithRawTherapeeUsingTheSameDCP() throws {
@@ -60,7 +69,7 @@ final class CameraProfileConformanceTests: XCTestCase {
                 print(String(format: "%@: white %.0f K by the DCP's ColorMatrices, HueSatMap 1 weight %.3f", c.name,
                              ColorTemperature(xy: white).kelvin, profile.weightOfFirst(at: white)))
             }
-            let meanLimit = c.rawTherapeeDeviates && !control ? Self.deviationMeanLimit : Self.meanLimit
+            let (meanLimit, maxLimit) = control ? (Self.agreementMeanLimit, Self.agreementMaxLimit) : (c.meanLimit, c.maxLimit)
             for look in profile.lookTable == nil ? [false] : [false, true] {
                 for tone in profile.toneCurve == nil ? [false] : [false, true] {
                     let steps = "\(stem)\(control ? "-control" : "")-\(look ? "look" : "nolook")-\(tone ? "tone" : "notone")"
@@ -78,7 +87,7 @@ final class CameraProfileConformanceTests: XCTestCase {
                     table.append(String(format: "| %@ | %@ | %@ | %.2f | %.2f | %@ |", caseName, look ? "on" : "off", tone ? "on" : "off",
                                         mean, deltas[worst], truth.patches[worst].name))
                     XCTAssertLessThanOrEqual(mean, meanLimit, "\(caseName) look \(look) tone \(tone)")
-                    XCTAssertLessThanOrEqual(deltas[worst], Self.maxLimit, "\(caseName) look \(look) tone \(tone): \(truth.patches[worst].name)")
+                    XCTAssertLessThanOrEqual(deltas[worst], maxLimit, "\(caseName) look \(look) tone \(tone): \(truth.patches[worst].name)")
                 }
             }
           }

@@ -164,6 +164,10 @@ final class CameraProfileTests: XCTestCase {
         // Clipped to 0…1 on the way in (the curve's domain): (1, 0, 0.5); max 1 → 1, min 0 → 0, and the middle keeps
         // its place between them, 0 + (1 − 0)·0.5 = 0.5 (not the curve's 0.6: hue, not the channel, is preserved).
         Self.assertClose(curve.apply(SIMD3(2, -1, 0.5)), SIMD3(1, 0, 0.5), 1e-7, "clamped")
+        // The segment holding x, on uneven inputs (the index guess misses: the binary search decides) and at the ends.
+        let uneven = try ProfileToneCurve(values: [0, 0, 0.75, 0.5, 0.8125, 0.6, 0.875, 0.7, 1, 1])
+        XCTAssertEqual([0, 0.5, 0.75, 0.78125, 0.8125, 0.9, 1].map(uneven.segment), [0, 0, 1, 1, 2, 3, 3])
+        XCTAssertEqual([0, 0.49, 0.5, 0.51, 1].map(curve.segment), [0, 0, 1, 1, 1])
         XCTAssertThrowsError(try ProfileToneCurve(values: [0, 0, 0.6, 0.5, 0.5, 0.7, 1, 1]))   // x not rising
         XCTAssertThrowsError(try ProfileToneCurve(values: [0, 0, 1]))
     }
@@ -181,6 +185,10 @@ final class CameraProfileTests: XCTestCase {
             let xy = ColorTemperature(kelvin: kelvin).xy
             XCTAssertEqual(profile.weightOfFirst(at: xy), weight, accuracy: 2e-3, "\(kelvin) K")
             XCTAssertEqual(Double(profile.hueSatMap(at: xy)!.data[3]), 40 * weight, accuracy: 0.08, "\(kelvin) K")
+            // Listed the other way round (ColorMatrix1 the warmer), table 1 takes the complement.
+            var reversed = profile
+            reversed.illuminants = [21, 17]
+            XCTAssertEqual(reversed.weightOfFirst(at: xy), 1 - weight, accuracy: 2e-3, "\(kelvin) K, reversed")
         }
     }
 }

@@ -379,16 +379,27 @@ public struct ProfileToneCurve: Sendable, Equatable {
     /// The curve at `x` (clamped to 0 … 1).
     public func evaluate(_ x: Double) -> Double {
         let x = min(max(x, 0), 1)
-        var low = 0, high = points.count - 1
-        while high - low > 1 {
-            let mid = (low + high) / 2
-            if points[mid].x <= x { low = mid } else { high = mid }
-        }
+        let low = segment(x), high = low + 1
         let (p0, p1) = (points[low], points[high])
         let width = p1.x - p0.x, t = (x - p0.x) / width
         let t2 = t * t, t3 = t2 * t
         return (2 * t3 - 3 * t2 + 1) * p0.y + (t3 - 2 * t2 + t) * width * slopes[low]
             + (-2 * t3 + 3 * t2) * p1.y + (t3 - t2) * width * slopes[high]
+    }
+
+    /// The segment holding `x` (0 … 1): the last `i` with `points[i].x <= x`, the one before the end at 1. Tone
+    /// curves are mostly evenly spaced, so the index `x` would have on an even grid is tried first; the binary search
+    /// decides when it misses. Inputs rise strictly, so both give the one answer.
+    func segment(_ x: Double) -> Int {
+        let last = points.count - 2
+        let guess = min(last, max(0, Int(x * Double(last + 1))))
+        if points[guess].x <= x, guess == last || x < points[guess + 1].x { return guess }
+        var low = 0, high = points.count - 1
+        while high - low > 1 {
+            let mid = (low + high) / 2
+            if points[mid].x <= x { low = mid } else { high = mid }
+        }
+        return low
     }
 
     /// The curve applied to an RGB colour, keeping its hue: channels are clamped to 0 … 1, the largest and smallest
