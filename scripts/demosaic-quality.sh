@@ -10,6 +10,7 @@
 # Usage: scripts/demosaic-quality.sh [CONFIG [OUTDIR]]   (release, demosaic-quality-out); make bench runs it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/darktable-history.sh
 CONFIG=${1:-release}
 OUT=${2:-demosaic-quality-out}
 BIN=.build/$CONFIG/lightwork TOOLS=.build/$CONFIG/lightwork-tools
@@ -32,15 +33,7 @@ peer_settings() {
   for m in amaze rcd; do printf '[Exposure]\nCompensation=%s\n[RAW Bayer]\nMethod=%s\n' "$ev" "$m" > "$OUT/rt-$m.pp3"; done
   # darktable's exposure module, version 6: mode 0 (manual), black 0, exposure EV, deflicker 50 % / -4 EV, no bias.
   local params; params=$(python3 -c "import struct, sys; print(struct.pack('<iffffi', 0, 0.0, float(sys.argv[1]), 50.0, -4.0, 0).hex())" "$ev")
-  cat > "$OUT/dt.xmp" <<XMP
-<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
- <rdf:Description rdf:about="" xmlns:darktable="http://darktable.sf.net/" darktable:xmp_version="5" darktable:history_end="1">
-  <darktable:history><rdf:Seq>
-   <rdf:li darktable:num="0" darktable:operation="exposure" darktable:enabled="1" darktable:modversion="6"
-    darktable:params="$params" darktable:multi_name="" darktable:multi_priority="0"/>
-  </rdf:Seq></darktable:history>
- </rdf:Description></rdf:RDF></x:xmpmeta>
-XMP
+  darktable_history exposure 6 "$params" > "$OUT/dt.xmp"
 }
 
 # render NAME DNG TIF: one candidate's neutral 16-bit sRGB TIFF of DNG.

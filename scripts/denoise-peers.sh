@@ -9,6 +9,7 @@
 # Usage: scripts/denoise-peers.sh [OUTDIR]   (default denoise-peers-out)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/darktable-history.sh
 OUT=${1:-denoise-peers-out}
 BIN=.build/release/lightwork TOOLS=.build/release/lightwork-tools
 for t in darktable-cli rawtherapee-cli exiftool "$BIN" "$TOOLS"; do command -v "$t" >/dev/null || { echo "missing: $t" >&2; exit 1; }; done
@@ -38,15 +39,7 @@ PY
 )
 # The same one-entry history, on and off: darktable's render of every file goes through the same pipeline.
 for on in 0 1; do
-  cat > "$OUT/dt/denoise-$on.xmp" <<XMP
-<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
- <rdf:Description rdf:about="" xmlns:darktable="http://darktable.sf.net/" darktable:xmp_version="5" darktable:history_end="1">
-  <darktable:history><rdf:Seq>
-   <rdf:li darktable:num="0" darktable:operation="denoiseprofile" darktable:enabled="$on" darktable:modversion="11"
-    darktable:params="$PARAMS" darktable:multi_name="" darktable:multi_priority="0"/>
-  </rdf:Seq></darktable:history>
- </rdf:Description></rdf:RDF></x:xmpmeta>
-XMP
+  darktable_history denoiseprofile 11 "$PARAMS" "$on" > "$OUT/dt/denoise-$on.xmp"
 done
 
 # RawTherapee: its built-in neutral parameters plus noise reduction (luminance 40, chrominance automatic), as a

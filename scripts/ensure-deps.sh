@@ -44,8 +44,11 @@ check libmicrohttpd libmicrohttpd-dev
 if [ "$want_bench" = 1 ]; then
   command -v dcraw_emu >/dev/null 2>&1 || missing+=(libraw-bin)
   command -v /usr/bin/time >/dev/null 2>&1 || missing+=(time)
-  # The demosaic comparison reads the DNG's BaselineExposure for the peers with it.
+  # The demosaic comparison's peers (scripts/demosaic-quality.sh: RawTherapee's AMaZE and RCD, darktable's
+  # default), given the DNG's BaselineExposure read with exiftool.
   command -v exiftool >/dev/null 2>&1 || missing+=(libimage-exiftool-perl)
+  command -v rawtherapee-cli >/dev/null 2>&1 || missing+=(rawtherapee)
+  command -v darktable-cli >/dev/null 2>&1 || missing+=(darktable)
 fi
 
 if [ "$want_test" = 1 ]; then

@@ -34,6 +34,32 @@ static inline float absf(float v) { return v < 0 ? -v : v; }
 // The value of the estimate the more decided of a pixel's own share and its neighbours' mean points to.
 static inline float decided(float own, float around) { return absf(0.5f - own) < absf(0.5f - around) ? around : own; }
 
+// The share of the high-pass energy along stride a against along stride b (a/(a+b), inset 4), with asq and bsq
+// as scratch: the squared response of the filter (1, -3, -1, 6, -1, -3, 1) (taps 3 apart vanish on flat colour
+// and on a plain colour difference between sites) along each (inset 3), summed over three pixels along it.
+static inline __attribute__((always_inline))
+void directional_share(const float *cfa, float *restrict asq, float *restrict bsq, float *restrict share, int a, int b) {
+    for (int j = 3; j < E - 3; j++) {
+        const float *c = cfa + j * E;
+        float *restrict as = asq + j * E, *restrict bs = bsq + j * E;
+        for (int i = 3; i < E - 3; i++) {
+            float p = (c[i - 3 * a] - c[i - a] - c[i + a] + c[i + 3 * a]) - 3 * (c[i - 2 * a] + c[i + 2 * a]) + 6 * c[i];
+            float q = (c[i - 3 * b] - c[i - b] - c[i + b] + c[i + 3 * b]) - 3 * (c[i - 2 * b] + c[i + 2 * b]) + 6 * c[i];
+            as[i] = p * p;
+            bs[i] = q * q;
+        }
+    }
+    for (int j = 4; j < E - 4; j++) {
+        const float *as = asq + j * E, *bs = bsq + j * E;
+        float *restrict s = share + j * E;
+        for (int i = 4; i < E - 4; i++) {
+            float p = eps2 + as[i - a] + as[i] + as[i + a];
+            float q = eps2 + bs[i - b] + bs[i] + bs[i + b];
+            s[i] = p / (p + q);
+        }
+    }
+}
+
 static void setup(const lw_bayer *b, rcd_tile_t *t) {
     for (int py = 0; py < 2; py++)
         for (int i = 0; i < E; i++) {
@@ -54,28 +80,9 @@ void tile_body(const lw_bayer *b, int x0, int y0, rcd_tile_t *restrict t, uint16
     // 1. The normalised mosaic, mirrored at the image edges.
     lw_bayer_load(b, x0, y0, M, E, t->black[0], t->scale[0], t->cfa);
 
-    // 2. Direction: squared response of the filter (1, -3, -1, 6, -1, -3, 1) (taps 3 apart vanish on flat colour
-    //    and on a plain colour difference between sites) down columns and along rows (inset 3), summed over three
-    //    pixels along it (inset 4). vh → 1: the picture changes down the columns, so interpolate along the row.
-    for (int j = 3; j < E - 3; j++) {
-        const float *c = t->cfa + j * E;
-        float *restrict vs = t->vsq + j * E, *restrict hs = t->hsq + j * E;
-        for (int i = 3; i < E - 3; i++) {
-            float v = (c[i - 3 * E] - c[i - E] - c[i + E] + c[i + 3 * E]) - 3 * (c[i - 2 * E] + c[i + 2 * E]) + 6 * c[i];
-            float h = (c[i - 3] - c[i - 1] - c[i + 1] + c[i + 3]) - 3 * (c[i - 2] + c[i + 2]) + 6 * c[i];
-            vs[i] = v * v;
-            hs[i] = h * h;
-        }
-    }
-    for (int j = 4; j < E - 4; j++) {
-        const float *vs = t->vsq + j * E, *hs = t->hsq + j * E;
-        float *restrict vh = t->vh + j * E;
-        for (int i = 4; i < E - 4; i++) {
-            float v = eps2 + vs[i - E] + vs[i] + vs[i + E];
-            float h = eps2 + hs[i - 1] + hs[i] + hs[i + 1];
-            vh[i] = v / (v + h);
-        }
-    }
+    // 2. Direction: the share of the high-pass energy down the columns (against along the rows) (inset 4).
+    //    vh → 1: the picture changes down the columns, so interpolate along the row.
+    directional_share(t->cfa, t->vsq, t->hsq, t->vh, E, 1);
 
     // 3. The low-pass mosaic: a 3×3 binomial (4× its mean) mixing every colour in fixed shares at every site (inset 1).
     for (int j = 1; j < E - 1; j++) {
@@ -109,26 +116,7 @@ void tile_body(const lw_bayer *b, int x0, int y0, rcd_tile_t *restrict t, uint16
 
     // 5. Diagonal direction, as step 2 along the diagonals (inset 4), refined with the four row/column neighbours
     //    (inset 5). pq → 1: the picture changes along NW–SE, so interpolate along NE–SW.
-    for (int j = 3; j < E - 3; j++) {
-        const float *c = t->cfa + j * E;
-        float *restrict ps = t->vsq + j * E, *restrict qs = t->hsq + j * E;
-        const int P = E + 1, Q = E - 1;
-        for (int i = 3; i < E - 3; i++) {
-            float p = (c[i - 3 * P] - c[i - P] - c[i + P] + c[i + 3 * P]) - 3 * (c[i - 2 * P] + c[i + 2 * P]) + 6 * c[i];
-            float q = (c[i - 3 * Q] - c[i - Q] - c[i + Q] + c[i + 3 * Q]) - 3 * (c[i - 2 * Q] + c[i + 2 * Q]) + 6 * c[i];
-            ps[i] = p * p;
-            qs[i] = q * q;
-        }
-    }
-    for (int j = 4; j < E - 4; j++) {
-        const float *ps = t->vsq + j * E, *qs = t->hsq + j * E;
-        float *restrict pq = t->pq + j * E;
-        for (int i = 4; i < E - 4; i++) {
-            float p = eps2 + ps[i - E - 1] + ps[i] + ps[i + E + 1];
-            float q = eps2 + qs[i - E + 1] + qs[i] + qs[i + E - 1];
-            pq[i] = p / (p + q);
-        }
-    }
+    directional_share(t->cfa, t->vsq, t->hsq, t->pq, E + 1, E - 1);
     for (int j = 5; j < E - 5; j++) {
         const float *pq = t->pq + j * E;
         float *restrict pd = t->pqd + j * E;

@@ -2,9 +2,9 @@ import CShims
 import Foundation
 import LightWork
 
-/// `bench --only demosaic`: the cost of each of LightWork's Bayer demosaic kernels on a width × height mosaic,
-/// on one thread and on the engine's, in ms and MP/s. The kernels are branch-free, so the content does not change
-/// their cost; the mosaic is a seeded pattern of 14-bit-like values.
+/// `bench --only demosaic`: the cost of each of LightWork's Bayer demosaic kernels on a width × height mosaic
+/// (`BayerKernel.demosaic`, the decoder's tile loop), on one thread and on the engine's, in ms and MP/s. The kernels
+/// are branch-free, so the content does not change their cost; the mosaic is a seeded pattern of 14-bit-like values.
 enum DemosaicBenchmark {
     static func run(width: Int, height: Int, engine: EngineConfiguration) -> String {
         var raw = [UInt16](repeating: 0, count: width * height)
@@ -22,27 +22,17 @@ enum DemosaicBenchmark {
         defer { out.deallocate() }
         let mp = Double(width * height) / 1e6
         var lines = ["Demosaic kernels on a \(width)x\(height) mosaic (\(String(format: "%.1f", mp)) MP), best of 3"]
-        let kernels: [(String, Int, Int, (UnsafePointer<lw_bayer>, Int32, Int32, UnsafeMutableRawPointer, UnsafeMutablePointer<UInt16>) -> Void)] = [
-            ("ahd", LW_AHD_TILE, lw_ahd_scratch_bytes(), { lw_ahd_tile($0, $1, $2, $3, $4) }),
-            ("rcd", LW_RCD_TILE, lw_rcd_scratch_bytes(), { lw_rcd_tile($0, $1, $2, $3, $4) }),
-        ]
         raw.withUnsafeBufferPointer { r in
             b.raw = r.baseAddress
             withUnsafePointer(to: &b) { p in
-                for (name, tileEdge, scratchBytes, kernel) in kernels {
-                    var line = "  " + name.padding(toLength: 4, withPad: " ", startingAt: 0)
+                for kernel in BayerKernel.allCases {
+                    var line = "  " + kernel.rawValue.padding(toLength: 4, withPad: " ", startingAt: 0)
                     for threads in Set([1, engine.threads]).sorted() {
-                        let tile = Int(tileEdge), across = (width + tile - 1) / tile, down = (height + tile - 1) / tile
-                        let scratch = UnsafeMutableRawPointer.allocate(byteCount: threads * scratchBytes, alignment: 64)
-                        defer { scratch.deallocate() }
-                        let (mosaic, target, space) = (UncheckedSendable(p), UncheckedSendable(out), UncheckedSendable(scratch))
+                        let on = EngineConfiguration(threads: threads, cpu: engine.cpu)
                         var best = Double.infinity
                         for _ in 0..<3 {
                             let start = Date()
-                            Parallel.forEach(across * down, workers: threads) { worker, index in
-                                kernel(mosaic.value, Int32((index % across) * tile), Int32((index / across) * tile),
-                                       space.value + worker * scratchBytes, target.value)
-                            }
+                            kernel.demosaic(p, into: out, engine: on)
                             best = min(best, Date().timeIntervalSince(start))
                         }
                         line += String(format: "  %d thread%@ %7.1f ms %6.1f MP/s", threads, threads == 1 ? " " : "s", best * 1000, mp / best)

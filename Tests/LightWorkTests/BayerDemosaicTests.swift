@@ -70,8 +70,7 @@ final class BayerDemosaicTests: XCTestCase {
     /// A flat field stays flat at every size, also for images smaller than a tile or its margin, and edges
     /// tiles are mirrored with the mosaic's colours in place: each position's black and balance give one colour.
     func testFlatMosaicGivesOneColourAtEverySize() {
-        assertFlatMosaicGivesOneColour(sizes: [(2, 2), (3, 5), (7, 4), (12, 2), (64, 64), (65, 70), (130, 3)],
-                                       tile: Int(LW_AHD_TILE), scratchBytes: lw_ahd_scratch_bytes(), kernel: lw_ahd_tile)
+        assertFlatMosaicGivesOneColour(sizes: [(2, 2), (3, 5), (7, 4), (12, 2), (64, 64), (65, 70), (130, 3)], kernel: .ahd)
     }
 
     /// The AVX2 and the baseline x86-64 builds of the kernel give the same bytes, so goldens and decode hashes
@@ -119,10 +118,9 @@ final class BayerDemosaicTests: XCTestCase {
 }
 
 /// Demosaics a flat grey mosaic (R, G, G, B of one grey over black 64, balanced so every site gives 0.25) tile by
-/// tile with `kernel` (lw_demosaic.h's tile contract, shared by AHD and RCD) and asserts every pixel is that grey.
-func assertFlatMosaicGivesOneColour(sizes: [(Int, Int)], tile: Int, scratchBytes: Int,
-                                    kernel: @convention(c) (UnsafePointer<lw_bayer>?, Int32, Int32, UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt16>?) -> Void,
-                                    file: StaticString = #filePath, line: UInt = #line) {
+/// tile with `kernel` (`BayerKernel.demosaic`: lw_demosaic.h's tile contract, shared by AHD and RCD) and asserts
+/// every pixel is that grey.
+func assertFlatMosaicGivesOneColour(sizes: [(Int, Int)], kernel: BayerKernel, file: StaticString = #filePath, line: UInt = #line) {
     for (w, h) in sizes {
         let raw = (0..<(w * h)).map { i -> UInt16 in [1064, 564, 564, 314][((i / w) & 1) * 2 + ((i % w) & 1)] }
         var b = lw_bayer()
@@ -134,13 +132,9 @@ func assertFlatMosaicGivesOneColour(sizes: [(Int, Int)], tile: Int, scratchBytes
         b.scale = (1.0 / 4000, 1.0 / 2000, 1.0 / 2000, 1.0 / 1000)   // white balance: every site balances to 0.25
         b.to_xyz = (0.4, 0.35, 0.2, 0.2, 0.7, 0.1, 0.02, 0.12, 0.95)   // AHD's homogeneity space; RCD ignores it
         var out = [UInt16](repeating: 9, count: w * h * 4)
-        let scratch = UnsafeMutableRawPointer.allocate(byteCount: scratchBytes, alignment: 64)
-        defer { scratch.deallocate() }
         raw.withUnsafeBufferPointer { r in
             b.raw = r.baseAddress
-            for y0 in stride(from: 0, to: h, by: tile) {
-                for x0 in stride(from: 0, to: w, by: tile) { kernel(&b, Int32(x0), Int32(y0), scratch, &out) }
-            }
+            out.withUnsafeMutableBufferPointer { o in kernel.demosaic(&b, into: o.baseAddress!, engine: EngineConfiguration(threads: 1)) }
         }
         for i in 0..<(w * h) where Array(out[(4 * i)..<(4 * i + 4)]) != [16384, 16384, 16384, 0] {
             XCTFail("\(w)×\(h) pixel \(i): \(Array(out[(4 * i)..<(4 * i + 4)])) is not the flat grey", file: file, line: line)

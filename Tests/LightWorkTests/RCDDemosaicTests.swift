@@ -64,6 +64,19 @@ final class RCDDemosaicTests: XCTestCase {
         }
     }
 
+    /// Where LightWork's kernels cannot run (the D30: no as-shot balance; the linear DNG: no mosaic), `--demosaic rcd`
+    /// is LibRaw's AHD, and the decision says so and why, never "rcd".
+    func testLibRawsDemosaicIsNamedWhereRCDCannotRun() throws {
+        let files = try TestPaths.sharedFiles("raw")
+        var options = DecodeOptions()
+        options.demosaic = .rcd
+        let fallback = ", in place of rcd, which LightWork runs on ordinary 2×2 Bayer files only)"
+        for (name, ran) in [("canon-eos-d30.crw", "ahd"), ("lg-g4-h815-lossy-linear.dng", "none (not a mosaic)")] {
+            let url = try XCTUnwrap(files.first { $0.lastPathComponent == name }, "\(name) missing from the shared samples")
+            XCTAssertEqual(try RawDecoder.decode(url: url, options: options).details["demosaic"], "\(ran) (LibRaw\(fallback)", name)
+        }
+    }
+
     /// Tiles are independent: one thread or three give the same half floats.
     func testSameBytesForAnyThreadCount() throws {
         let url = SampleSceneTests.samples.appendingPathComponent("scene.dng")
@@ -111,8 +124,7 @@ final class RCDDemosaicTests: XCTestCase {
     /// A flat field stays flat at every size, also for images smaller than a tile or its margin, and edge tiles are
     /// mirrored with the mosaic's colours in place: each position's black and balance give one colour.
     func testFlatMosaicGivesOneColourAtEverySize() {
-        assertFlatMosaicGivesOneColour(sizes: [(2, 2), (3, 5), (7, 4), (12, 2), (128, 128), (130, 141), (260, 3)],
-                                       tile: Int(LW_RCD_TILE), scratchBytes: lw_rcd_scratch_bytes(), kernel: lw_rcd_tile)
+        assertFlatMosaicGivesOneColour(sizes: [(2, 2), (3, 5), (7, 4), (12, 2), (128, 128), (130, 141), (260, 3)], kernel: .rcd)
     }
 
     static func hash(_ image: WorkingImage) -> String {

@@ -13,11 +13,20 @@ public enum BayerKernel: String, Sendable, CaseIterable {
     var tile: Int { self == .ahd ? Int(LW_AHD_TILE) : Int(LW_RCD_TILE) }
     /// Scratch bytes one tile needs.
     var scratchBytes: Int { self == .ahd ? lw_ahd_scratch_bytes() : lw_rcd_scratch_bytes() }
-    /// Demosaics the tile at (x0, y0) into `out` (the whole image's width × height × 4).
-    func run(_ bayer: UnsafePointer<lw_bayer>, _ x0: Int, _ y0: Int, _ scratch: UnsafeMutableRawPointer, _ out: UnsafeMutablePointer<UInt16>) {
-        switch self {
-        case .ahd: lw_ahd_tile(bayer, Int32(x0), Int32(y0), scratch, out)
-        case .rcd: lw_rcd_tile(bayer, Int32(x0), Int32(y0), scratch, out)
+
+    /// Demosaics every tile of `bayer` over the engine's threads into `out` (width × height × 4: balanced camera RGB,
+    /// 0…65535, fourth channel 0). Tiles are independent, so any thread count gives the same bytes.
+    public func demosaic(_ bayer: UnsafePointer<lw_bayer>, into out: UnsafeMutablePointer<UInt16>, engine: EngineConfiguration) {
+        let kernel = self == .ahd ? lw_ahd_tile : lw_rcd_tile
+        let tile = self.tile, scratchBytes = self.scratchBytes
+        let across = (Int(bayer.pointee.width) + tile - 1) / tile, down = (Int(bayer.pointee.height) + tile - 1) / tile
+        let workers = engine.workers(for: across * down)
+        let scratch = UncheckedSendable(UnsafeMutableRawPointer.allocate(byteCount: workers * scratchBytes, alignment: 64))
+        defer { scratch.value.deallocate() }
+        let (mosaic, target) = (UncheckedSendable(bayer), UncheckedSendable(out))
+        Parallel.forEach(across * down, workers: workers) { worker, index in
+            kernel(mosaic.value, Int32((index % across) * tile), Int32((index / across) * tile),
+                   scratch.value + worker * scratchBytes, target.value)
         }
     }
 }
@@ -98,25 +107,12 @@ struct BayerDemosaic {
     /// Demosaics with `kernel` into a new width × height × 4 buffer of balanced camera RGB (0…65535, fourth channel
     /// 0), the layout of LibRaw's `image`; `cameraToXYZ` maps balanced camera RGB to XYZ for AHD's homogeneity test.
     /// The caller deallocates the buffer. Tiles are independent, so any thread count gives the same bytes.
-    func run(_ kernel: BayerKernel = .ahd, cameraToXYZ: Matrix3, engine: EngineConfiguration) -> UnsafeMutablePointer<UInt16> {
+    func run(_ kernel: BayerKernel, cameraToXYZ: Matrix3, engine: EngineConfiguration) -> UnsafeMutablePointer<UInt16> {
         var b = bayer
         let m = cameraToXYZ.m.map { Float($0) }
         withUnsafeMutableBytes(of: &b.to_xyz) { $0.bindMemory(to: Float.self).update(from: m) }
-        let tile = kernel.tile
-        let across = (width + tile - 1) / tile, down = (height + tile - 1) / tile
         let out = UnsafeMutablePointer<UInt16>.allocate(capacity: width * height * 4)
-        let workers = engine.workers(for: across * down)
-        let scratchBytes = kernel.scratchBytes
-        let scratch = UncheckedSendable(UnsafeMutableRawPointer.allocate(byteCount: workers * scratchBytes, alignment: 64))
-        defer { scratch.value.deallocate() }
-        let target = UncheckedSendable(out)
-        withUnsafePointer(to: &b) { p in
-            let mosaic = UncheckedSendable(p)
-            Parallel.forEach(across * down, workers: workers) { worker, index in
-                kernel.run(mosaic.value, (index % across) * tile, (index / across) * tile,
-                           scratch.value + worker * scratchBytes, target.value)
-            }
-        }
+        withUnsafePointer(to: &b) { kernel.demosaic($0, into: out, engine: engine) }
         return out
     }
 }

@@ -253,8 +253,10 @@ public enum RawDecoder {
             details["whiteBalance"] = chosen?.decision
                 ?? "\(balance.rawValue), multipliers " + [multipliers.x, multipliers.y, multipliers.z].map { String(format: "%.4f", $0) }.joined(separator: " ")
             if reconstruct, mosaic == nil { details["highlights"] = "reconstruct (LibRaw highlight mode \(Highlights.libRawMode))" }
+            // RCD is LightWork's alone: where its kernel cannot run, the record says what LibRaw ran in its place.
             details["demosaic"] = mosaic != nil ? "\(options.demosaic.rawValue) (LightWork)"
-                : "\(RawDecoder.libRawDemosaic(quality: options.demosaic.libRawQuality, filters: d.idata.filters, colors: Int(d.idata.colors))) (LibRaw)"
+                : "\(RawDecoder.libRawDemosaic(quality: options.demosaic.libRawQuality, filters: d.idata.filters, colors: Int(d.idata.colors))) (LibRaw"
+                  + (kernel == .rcd ? ", in place of rcd, which LightWork runs on ordinary 2×2 Bayer files only)" : ")")
             let stretcher = mosaic != nil ? "LightWork" : "LibRaw"
             details["pixelAspect"] = aspect == 1 ? "1 (square)"
                 : String(format: "%.4f, stretched %dx%d to %dx%d by %@", aspect, sensorWidth, sensorHeight, square.width, square.height, stretcher)
@@ -321,9 +323,9 @@ public enum RawDecoder {
             }
             let image = WorkingImage.unfilled(width: w, height: h, space: .rawLinear)   // convert writes every pixel
             let peak: UInt16
-            if let mosaic {
+            if let mosaic, let kernel {
                 let toXYZ = Matrix3.diagonal(1 / CIE.d50) * WorkingSpace.rawLinear.primaries.toXYZD50 * (cameraMatrix ?? .identity)
-                var pixels = mosaic.run(kernel ?? .ahd, cameraToXYZ: toXYZ, engine: engine)
+                var pixels = mosaic.run(kernel, cameraToXYZ: toXYZ, engine: engine)
                 var highlights: HighlightReconstruction?
                 if reconstruct, aspect == 1 {
                     var r = HighlightReconstruction(bayer: mosaic.bayer, white: Float(d.color.maximum))
