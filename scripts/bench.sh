@@ -203,6 +203,9 @@ echo "Ledger: manifest merge of 100 shards x 1,000 entries"
 read -r secs kib < "$DIR/time.txt"
 printf "  %-46s %6.2f s  peak RSS %5.0f MiB  (%d entries merged)\n" "lightwork manifest merge, 100 x 1,000 entries" "$secs" \
   "$(awk "BEGIN{print $kib/1024}")" "$(grep -c '"relativePath"' "$DIR/merge/manifest.json")"
+# Recording into the ledger: an entry's cost at 1,000 and at 100,000 entries (checkpoints of 256; target: flat).
+"$TOOLS" ledger-recording-cost -o "$DIR/recording" --entries 100000 | sed 's/^/  /' || { echo "ledger-recording-cost failed"; exit 1; }
+rm -rf "$DIR/recording"
 
 [ "$SECTION" = all ] && monitor_bench
 exit 0

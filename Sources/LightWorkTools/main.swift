@@ -41,6 +41,7 @@ let usage = """
                                       N (default 1000) damaged copies of FILEs (default: Samples/*.dng,
                                       Samples/scene-srgb.png and ../shared/samples raw/ and rgb/ when present)
       lightwork-tools make-shard-ledgers -o DIR [--shards N] [--entries M]   the ledgers N shards leave (make bench: manifest merge)
+      lightwork-tools ledger-recording-cost -o DIR [--entries N]   what recording an entry costs at 1,000 and N entries (make bench)
     \(UnlockSigner.usage)
     \(LensGrid.usage)
 
@@ -351,6 +352,8 @@ do {
         try mutateSamples(arguments.dropFirst(2))
     case "make-shard-ledgers":
         try ShardLedgers.run(arguments.dropFirst(2))
+    case "ledger-recording-cost":
+        try ShardLedgers.recordingCost(arguments.dropFirst(2))
     case "unlock-keygen":
         try UnlockSigner.keygen(arguments.dropFirst(2))
     case "sign-unlock":

@@ -142,11 +142,10 @@ public final class ExportLedger {
     /// Applies `changes` to run `id`'s entries in one transaction (all or nothing).
     public func apply(_ changes: [Change], run id: Int64) throws(LightWorkError) {
         guard !changes.isEmpty else { return }
-        try exec("BEGIN IMMEDIATE")
-        do {
+        try database.transaction { () throws(LightWorkError) in
             let insert = try prepare(ExportLedger.insertSQL)
             defer { sqlite3_finalize(insert) }
-            let update = try prepare("UPDATE entries SET output_path=?, status=?, entry=? WHERE run=? AND input_index=?")
+            let update = try prepare(ExportLedger.updateSQL)
             defer { sqlite3_finalize(update) }
             let encoder = ExportLedger.encoder()
             for change in changes {
@@ -158,14 +157,14 @@ public final class ExportLedger {
                                       .int(id), .int(Int64(index))])
                 }
             }
-            try exec("COMMIT")
-        } catch {
-            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
-            throw error
         }
     }
 
     private static let insertSQL = "INSERT INTO entries(run, input_index, input_path, output_path, status, settings_digest, entry) VALUES(?,?,?,?,?,?,?)"
+    /// Finds its row by `entries_by_run` (ExportLedgerTests checks the plan): an update costs the same in any ledger.
+    static let updateSQL = "UPDATE entries SET output_path=?, status=?, entry=? WHERE run=? AND input_index=?"
+    /// A run's entries (`forEachEntry`), found by `entries_by_run`.
+    static let runEntriesSQL = "SELECT entry FROM entries WHERE run=? ORDER BY input_index IS NULL, input_index, id"
 
     /// `insertSQL`'s values for entry `e` of run `id`.
     private static func insertValues(_ e: Manifest.Entry, settingsDigest: String, run id: Int64, _ encoder: JSONEncoder) throws(LightWorkError) -> [Value] {
@@ -177,18 +176,13 @@ public final class ExportLedger {
     /// transaction: all or none, without the entries held at once (`manifest merge` of a large split).
     public func insertAll(run id: Int64, _ produce: (_ add: (Manifest.Entry, String) throws(LightWorkError) -> Void) throws(LightWorkError) -> Void)
         throws(LightWorkError) {
-        try exec("BEGIN IMMEDIATE")
-        do {
+        try database.transaction { () throws(LightWorkError) in
             let insert = try prepare(ExportLedger.insertSQL)
             defer { sqlite3_finalize(insert) }
             let encoder = ExportLedger.encoder()
             try produce { (e: Manifest.Entry, digest: String) throws(LightWorkError) in
                 try step(insert, try ExportLedger.insertValues(e, settingsDigest: digest, run: id, encoder))
             }
-            try exec("COMMIT")
-        } catch {
-            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
-            throw error
         }
     }
 
@@ -204,14 +198,9 @@ public final class ExportLedger {
     /// Removes every run of `command` but `keep`, with their entries (a watch restarted carries its journal's
     /// entries into its new run, so the earlier runs' copies go: the ledger holds each once).
     public func retireRuns(command: String, keeping keep: Int64) throws(LightWorkError) {
-        try exec("BEGIN IMMEDIATE")
-        do {
+        try database.transaction { () throws(LightWorkError) in
             try run("DELETE FROM entries WHERE run IN (SELECT id FROM runs WHERE command=? AND id<>?)", [.text(command), .int(keep)])
             try run("DELETE FROM runs WHERE command=? AND id<>?", [.text(command), .int(keep)])
-            try exec("COMMIT")
-        } catch {
-            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
-            throw error
         }
     }
 
@@ -237,23 +226,16 @@ public final class ExportLedger {
     public func forEachEntry(run id: Int64, _ body: (Manifest.Entry) throws -> Void) throws {
         guard hasSchema else { return }
         let decoder = JSONDecoder()
-        var failure: Error?
-        do {
-            let statement = try prepare("SELECT entry FROM entries WHERE run=? ORDER BY input_index IS NULL, input_index, id")
-            defer { sqlite3_finalize(statement) }
-            try database.rows(statement, [.int(id)]) { (row: Row) throws(LightWorkError) in
-                let entry: Manifest.Entry
-                do { entry = try decoder.decode(Manifest.Entry.self, from: row.data(0)) } catch {
-                    throw .ledger("\(url.path): an entry is not readable (\(error))")
-                }
-                do { try body(entry) } catch {
-                    failure = error
-                    return false
-                }
-                return true
-            }
+        try database.forEach(ExportLedger.runEntriesSQL, [.int(id)]) { row in
+            try body(try ExportLedger.entry(json: row.data(0), in: url.path, decoder))
         }
-        if let failure { throw failure }
+    }
+
+    /// The entry `json` (a row of `source`, named in the message) holds.
+    static func entry(json: Data, in source: String, _ decoder: JSONDecoder) throws(LightWorkError) -> Manifest.Entry {
+        do { return try decoder.decode(Manifest.Entry.self, from: json) } catch {
+            throw .ledger("\(source): an entry is not readable (\(error))")
+        }
     }
 
     /// What the folder history indexes of one entry (`FolderHistory`): its row, the entry's JSON not decoded.
@@ -294,11 +276,11 @@ public final class ExportLedger {
             let decoder = JSONDecoder()
             var entries: [Manifest.Entry] = []
             var result: Result<[Manifest.Entry], LightWorkError>
-            do {
-                for r in rows[(k * slice)..<min(rows.count, (k + 1) * slice)] { entries.append(try decoder.decode(Manifest.Entry.self, from: r.json)) }
+            do throws(LightWorkError) {
+                for r in rows[(k * slice)..<min(rows.count, (k + 1) * slice)] { entries.append(try ExportLedger.entry(json: r.json, in: url.path, decoder)) }
                 result = .success(entries)
             } catch {
-                result = .failure(.ledger("\(url.path): an entry is not readable (\(error))"))
+                result = .failure(error)
             }
             decoded.withLock { $0[k] = result }
         }

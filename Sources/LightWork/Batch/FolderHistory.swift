@@ -177,9 +177,7 @@ public final class FolderHistory: @unchecked Sendable {
 
     /// The entry an index row holds the JSON of (`source` names the ledger or manifest it came from, for the message).
     private func entry(source: Int64, json: Data, decoder: JSONDecoder = JSONDecoder()) throws(LightWorkError) -> Manifest.Entry {
-        do { return try decoder.decode(Manifest.Entry.self, from: json) } catch {
-            throw .ledger("\(sources[Int(source)]): an entry is not readable (\(error))")
-        }
+        try ExportLedger.entry(json: json, in: sources[Int(source)], decoder)
     }
 
     /// The input (relative path) whose current entry records output `path` (the latest, if several): an output
@@ -229,20 +227,26 @@ public final class FolderHistory: @unchecked Sendable {
                [.text(settingsDigest), .text(path), .text(relativePath)])
     }
 
+    /// Whether a row of `h` meets `condition`; false when the index cannot be read (nothing is then reused).
     private func exists(_ condition: String, _ values: [SQLiteDatabase.Value]) -> Bool {
-        ((try? withIndex { (index: SQLiteDatabase) throws(LightWorkError) -> Bool in
+        (try? existing(condition, values)) ?? false
+    }
+
+    private func existing(_ condition: String, _ values: [SQLiteDatabase.Value]) throws(LightWorkError) -> Bool {
+        try withIndex { (index: SQLiteDatabase) throws(LightWorkError) -> Bool in
             var found = false
             try index.query("SELECT 1 FROM h WHERE \(condition) LIMIT 1", values) { (_: SQLiteDatabase.Row) in found = true }
             return found
-        }) ?? nil) ?? false
+        } ?? false
     }
 
     // MARK: - Current entries
 
-    /// Whether the current entries (of ledger `ledger` alone, when given) are none.
-    public func isEmpty(ledger: String? = nil) -> Bool {
+    /// Whether the current entries (of ledger `ledger` alone, when given) are none. Throws when the index cannot be
+    /// read: a manifest must not leave out the entries it could not see.
+    public func isEmpty(ledger: String? = nil) throws(LightWorkError) -> Bool {
         guard let number = sourceNumber(ledger) else { return true }
-        return !exists(number < 0 ? "1" : "source=\(number)", [])
+        return try !existing(number < 0 ? "1" : "source=\(number)", [])
     }
 
     /// The source number of `ledger` (-1: every source; nil: a ledger not read).
@@ -292,21 +296,12 @@ public final class FolderHistory: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         let order = inputOrder ? "ORDER BY input_index IS NULL, input_index, ord" : "ORDER BY ord"
-        let statement = try index.prepare("SELECT source, json, digest, k, run FROM h WHERE \(FolderHistory.condition(source: number, replaced: replaced)) \(order)")
-        defer { sqlite3_finalize(statement) }
-        var failure: Error?
         let decoder = JSONDecoder()
-        try index.rows(statement) { (row: SQLiteDatabase.Row) throws(LightWorkError) in
+        try index.forEach("SELECT source, json, digest, k, run FROM h WHERE \(FolderHistory.condition(source: number, replaced: replaced)) \(order)") { row in
             let source = row.int(0)
             let e = try entry(source: source, json: row.data(1), decoder: decoder)
-            let run = RunKey(ledger: sources[Int(source)], id: row.int(4))
-            do { try body(Current(run: run, settingsDigest: row.text(2), entry: e, key: row.text(3))) } catch {
-                failure = error
-                return false
-            }
-            return true
+            try body(Current(run: RunKey(ledger: sources[Int(source)], id: row.int(4)), settingsDigest: row.text(2), entry: e, key: row.text(3)))
         }
-        if let failure { throw failure }
     }
 
     /// Every current entry, held at once (a watch's ownership table, tests).
@@ -322,17 +317,6 @@ public final class FolderHistory: @unchecked Sendable {
         var out: [String: String] = [:]
         for c in current { if let o = c.entry.output { out[o.path] = c.entry.input.relativePath } }
         return out
-    }
-
-    /// The current entries made with `settingsDigest` that have an output, latest first (what a run may reuse),
-    /// and the inputs (paths and relative paths) of those made with another digest; held at once.
-    public func reusable(settingsDigest: String) -> (entries: [Manifest.Entry], otherSettings: Set<String>) {
-        var out: [Manifest.Entry] = []
-        var other: Set<String> = []
-        for c in current.reversed() where c.entry.status != .failed && c.entry.output != nil {
-            if c.settingsDigest == settingsDigest { out.append(c.entry) } else { other.formUnion([c.entry.input.path, c.entry.input.relativePath]) }
-        }
-        return (out, other)
     }
 
     /// `entry` as the folder's manifest lists it beside entries made with `settingsDigest`: noted when made with others.
@@ -355,11 +339,11 @@ public final class FolderHistory: @unchecked Sendable {
     }
 
     /// The folder's manifest as one ledger (or the whole folder) describes it, held at once: the latest run's header
-    /// with every current entry, those made with other settings noted.
-    public func manifest(header: Manifest, ledger: String? = nil) -> Manifest {
+    /// with every current entry, those made with other settings noted. Throws when the index cannot be read.
+    public func manifest(header: Manifest, ledger: String? = nil) throws -> Manifest {
         var m = header
         m.entries = []
-        try? forEachCurrent(ledger: ledger) { m.entries.append(FolderHistory.listed($0, settingsDigest: header.settingsDigest)) }
+        try forEachCurrent(ledger: ledger) { m.entries.append(FolderHistory.listed($0, settingsDigest: header.settingsDigest)) }
         m.updateSummary()
         return m
     }

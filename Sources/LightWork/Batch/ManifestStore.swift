@@ -43,7 +43,7 @@ public final class ManifestStore {
     /// (a watch keeps them: it looks entries up and changes them after the fact).
     public private(set) var retainsEntries = true
     /// Entries waiting for a checkpoint before they are committed (above it, or after `commitInterval`, they are).
-    static let checkpointEntries = 256
+    public static let checkpointEntries = 256
     static let commitInterval = 1.0
 
     /// A new manifest for a run with `settings`, to be saved at `url`.
@@ -67,7 +67,7 @@ public final class ManifestStore {
         // A shard's manifest covers its own ledger (the shards' manifests are merged); a whole run's, the folder.
         let own = ledger.url.lastPathComponent
         let listed = manifest.shard == nil ? nil : own
-        if scope == .folder, !history.isEmpty(ledger: listed) {
+        if scope == .folder, try !history.isEmpty(ledger: listed) {
             if retainEntries {
                 do { try history.forEachCurrent(ledger: listed) { earlierEntries.append($0) } } catch {
                     throw error as? LightWorkError ?? .ledger("\(error)")

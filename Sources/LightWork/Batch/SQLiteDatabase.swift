@@ -23,8 +23,9 @@ final class SQLiteDatabase {
         }
     }
 
-    /// Opens `path` with `flags` ("" with read-write flags: a private temporary database SQLite deletes on close,
-    /// kept in memory up to its page cache and on disk beyond it).
+    /// Opens `path` with `flags` ("" with read-write flags: a private temporary database, kept in memory up to its
+    /// page cache and beyond it in a file of SQLite's temporary folder that it unlinks as it opens it, so no exit,
+    /// not even a kill, leaves it behind).
     init(path: String, flags: Int32, name: String) throws(LightWorkError) {
         self.name = name
         var opened: OpaquePointer?
@@ -49,6 +50,18 @@ final class SQLiteDatabase {
             let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(message)
             throw .ledger("\(name): \(text)")
+        }
+    }
+
+    /// Runs `body` in one `BEGIN IMMEDIATE` transaction: committed when it returns, rolled back when it throws.
+    func transaction(_ body: () throws(LightWorkError) -> Void) throws(LightWorkError) {
+        try exec("BEGIN IMMEDIATE")
+        do {
+            try body()
+            try exec("COMMIT")
+        } catch {
+            _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+            throw error
         }
     }
 
@@ -104,5 +117,21 @@ final class SQLiteDatabase {
             try each(row)
             return true
         }
+    }
+
+    /// Every row of `sql` with `values`, one at a time, to `each`, whose first error (of any type) ends the reading
+    /// and is rethrown.
+    func forEach(_ sql: String, _ values: [Value] = [], _ each: (Row) throws -> Void) throws {
+        var failure: Error?
+        let statement = try prepare(sql)
+        defer { sqlite3_finalize(statement) }
+        try rows(statement, values) { (row: Row) throws(LightWorkError) in
+            do { try each(row) } catch {
+                failure = error
+                return false
+            }
+            return true
+        }
+        if let failure { throw failure }
     }
 }
