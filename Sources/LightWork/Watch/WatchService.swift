@@ -549,7 +549,8 @@ extension WatchService: JobSource {
         }
         if let change = lookRequests.take() {
             if reload != nil, state == .running || state == .reloading {
-                pendingLook = change
+                // A change still waiting for the files in flight keeps what this one leaves out.
+                if pendingLook == nil { pendingLook = change } else { pendingLook!.overlay(change) }
                 state = .reloading
                 statusDirty = true
                 onEvent(.lookRequested(change))
