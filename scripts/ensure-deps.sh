@@ -46,6 +46,8 @@ if [ "$want_bench" = 1 ]; then
   command -v /usr/bin/time >/dev/null 2>&1 || missing+=(time)
   # The demosaic comparison reads the DNG's BaselineExposure for the peers with it.
   command -v exiftool >/dev/null 2>&1 || missing+=(libimage-exiftool-perl)
+  # The monitor section drives the watch with scripts/monitor-load.py.
+  command -v python3 >/dev/null 2>&1 || missing+=(python3)
 fi
 
 if [ "$want_test" = 1 ]; then
