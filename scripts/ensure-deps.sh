@@ -49,6 +49,8 @@ if [ "$want_bench" = 1 ]; then
   command -v exiftool >/dev/null 2>&1 || missing+=(libimage-exiftool-perl)
   command -v rawtherapee-cli >/dev/null 2>&1 || missing+=(rawtherapee)
   command -v darktable-cli >/dev/null 2>&1 || missing+=(darktable)
+  # The monitor section drives the watch with scripts/monitor-load.py.
+  command -v python3 >/dev/null 2>&1 || missing+=(python3)
 fi
 
 if [ "$want_test" = 1 ]; then

@@ -175,6 +175,12 @@ void lw_http_reply_stream(lw_http_request *r, const char *headers) {
         return;
     }
     struct lw_stream *st = calloc(1, sizeof *st);
+    if (!st) {
+        pthread_mutex_lock(&s->lock);
+        s->streams--;
+        pthread_mutex_unlock(&s->lock);
+        return;
+    }
     st->server = s;
     struct MHD_Response *response = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, stream_read, st, stream_free);
     if (!response) { stream_free(st); return; }
@@ -286,10 +292,7 @@ lw_http_server *lw_http_start(const lw_http_config *config, lw_http_handler hand
     s->context = context;
     s->config = *config;
     pthread_mutex_init(&s->lock, NULL);
-    pthread_condattr_t attr;
-    pthread_condattr_init(&attr);
-    pthread_cond_init(&s->changed, &attr);
-    pthread_condattr_destroy(&attr);
+    pthread_cond_init(&s->changed, NULL);  /* CLOCK_REALTIME, as stream_read's deadline is */
     errno = 0;
     s->daemon = MHD_start_daemon(flags, config->port, NULL, NULL, on_request, s,
                                  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,

@@ -162,11 +162,7 @@ enum WatchCommand {
         let engine = converter.engine
         var chosen = LookChange()
         service.reload = { change in
-            if let change {
-                if let r = change.recipe { chosen.recipe = r }
-                if let f = change.film { chosen.film = f }
-                if let s = change.strength { chosen.strength = s }
-            }
+            if let change { chosen.overlay(change) }
             var p = parsed
             if let r = chosen.recipe {
                 p.values["recipe"] = r.isEmpty ? nil : [try catalog?.recipeFile(named: r)?.path ?? { throw LightWorkError.usage("no recipe \(r)") }()]

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import XCTest
 @testable import LightWork
 
@@ -121,34 +122,80 @@ final class MonitorFixture {
 
     // MARK: - Raw HTTP
 
-    /// Sends `request` as is (no URL normalising, any Host) to the monitor and returns the status and body.
-    func raw(_ request: String, port: UInt16? = nil) -> (status: Int, body: String) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return (0, "") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = (port ?? self.port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    /// One TCP connection to the monitor on loopback, read with a timeout (10 s unless told).
+    final class Connection {
+        let fd: Int32
+
+        init(port: UInt16) throws {
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { throw MonitorTestError("no socket: errno \(errno)") }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else {
+                Glibc.close(fd)
+                throw MonitorTestError("cannot connect to port \(port): errno \(errno)")
+            }
         }
-        guard connected == 0 else { return (0, "") }
-        var tv = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        let bytes = Array(request.utf8)
-        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-        var answer = Data()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = recv(fd, &buffer, buffer.count, 0)
-            if n <= 0 { break }
-            answer.append(contentsOf: buffer[0..<n])
+
+        deinit { close() }
+
+        private var closed = false
+        func close() {
+            guard !closed else { return }
+            closed = true
+            Glibc.close(fd)
         }
-        let text = String(decoding: answer, as: UTF8.self)
+
+        func send(_ text: String) {
+            let bytes = Array(text.utf8)
+            _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+
+        /// Reads until `done` says the bytes so far are enough, the peer closes, or `timeout` seconds pass.
+        private func read(timeout: Int, until done: (Data) -> Bool) -> Data {
+            var tv = timeval(tv_sec: timeout, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+            var answer = Data()
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while !done(answer) {
+                let n = recv(fd, &buffer, buffer.count, 0)
+                if n <= 0 { break }
+                answer.append(contentsOf: buffer[0..<n])
+            }
+            return answer
+        }
+
+        /// Everything until the peer closes.
+        func readToEnd(timeout: Int = 10) -> String {
+            String(decoding: read(timeout: timeout) { _ in false }, as: UTF8.self)
+        }
+
+        /// The status line and headers of the answer.
+        func head(timeout: Int = 10) -> String {
+            let end = Data("\r\n\r\n".utf8)
+            return String(decoding: read(timeout: timeout) { $0.range(of: end) != nil }, as: UTF8.self)
+        }
+    }
+
+    /// Sends `request` as is (no URL normalising, any Host) to the monitor and returns the status and body
+    /// (status 0 when the connection was refused or closed unanswered).
+    static func raw(_ request: String, port: UInt16) -> (status: Int, body: String) {
+        guard let connection = try? Connection(port: port) else { return (0, "") }
+        connection.send(request)
+        let text = connection.readToEnd()
         let status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
         let body = text.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
         return (status, body)
+    }
+
+    /// `raw` to this monitor (or `port`).
+    func raw(_ request: String, port: UInt16? = nil) -> (status: Int, body: String) {
+        MonitorFixture.raw(request, port: port ?? self.port)
     }
 
     /// A GET with a loopback Host and the connection closed after it.

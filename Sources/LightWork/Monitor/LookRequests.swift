@@ -18,6 +18,14 @@ public struct LookChange: Codable, Sendable, Equatable {
         self.strength = strength
     }
 
+    /// `later` laid over this change: what it names replaces, what it leaves out stays (two partial changes
+    /// made before the watch takes them are both kept).
+    public mutating func overlay(_ later: LookChange) {
+        recipe = later.recipe ?? recipe
+        film = later.film ?? film
+        strength = later.strength ?? strength
+    }
+
     /// One line for the manifest's notes and the events.
     public var summary: String {
         var parts: [String] = []
@@ -28,8 +36,8 @@ public struct LookChange: Codable, Sendable, Equatable {
     }
 }
 
-/// Where the monitor's server threads leave look changes for the watch loop: the latest one wins, and a byte on a
-/// pipe wakes the loop (its descriptor is one of the scheduler's wake descriptors).
+/// Where the monitor's server threads leave look changes for the watch loop: each is laid over the one still waiting
+/// (`LookChange.overlay`), and a byte on a pipe wakes the loop (its descriptor is one of the scheduler's wake descriptors).
 public final class LookRequests: @unchecked Sendable {
     private let box = LockedBox<LookChange?>(nil)
     private let readFD: Int32
@@ -52,7 +60,9 @@ public final class LookRequests: @unchecked Sendable {
 
     /// Called from any thread.
     public func submit(_ change: LookChange) {
-        box.withLock { $0 = change }
+        box.withLock { waiting in
+            if waiting == nil { waiting = change } else { waiting!.overlay(change) }
+        }
         var byte: UInt8 = 1
         _ = write(writeFD, &byte, 1)
     }

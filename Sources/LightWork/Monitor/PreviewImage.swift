@@ -79,6 +79,8 @@ public enum PreviewImage {
         let inChannels = pixels.channels
         let colour = inChannels >= 3
         let outChannels = colour ? 3 : 1
+        // Already small, 8-bit and without alpha (a resized export): the render's own pixels, not a copy.
+        if k == 1, pixels.depth == .eight, inChannels == outChannels { return pixels }
         var out = EncodedPixels(width: w, height: h, channels: outChannels, depth: .eight)
         let rowStride = pixels.width * inChannels
         let area = UInt64(k * k)

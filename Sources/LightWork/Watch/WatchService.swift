@@ -515,7 +515,7 @@ public final class WatchService {
         s.monitor = monitorAddress
         let recentTimes = finishTimes.filter { now - $0 <= 300 }
         if recentTimes.count >= 2, let first = recentTimes.first, let last = recentTimes.last, last > first {
-            let perSecond = Double(recentTimes.count - 1) / max(last - first, now - first)
+            let perSecond = Double(recentTimes.count - 1) / (now - first)  // now ≥ last: the rate falls while nothing finishes
             s.perMinute = (perSecond * 600).rounded() / 10
             let left = s.waiting + s.queued + s.inProgress
             if left > 0 { s.secondsToEmpty = (Double(left) / perSecond).rounded() }
@@ -549,7 +549,8 @@ extension WatchService: JobSource {
         }
         if let change = lookRequests.take() {
             if reload != nil, state == .running || state == .reloading {
-                pendingLook = change
+                // A change still waiting for the files in flight keeps what this one leaves out.
+                if pendingLook == nil { pendingLook = change } else { pendingLook!.overlay(change) }
                 state = .reloading
                 statusDirty = true
                 onEvent(.lookRequested(change))
