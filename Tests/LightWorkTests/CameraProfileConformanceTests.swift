@@ -29,13 +29,13 @@ final class CameraProfileConformanceTests: XCTestCase {
         Case(name: "D300 A", dcp: "NIKON D300.dcp", camera: "NIKON CORPORATION:NIKON D300:Nikon D300", illuminant: "A", rawTherapeeDeviates: true,
              meanLimit: deviationMeanLimit, maxLimit: targetMaxLimit),
         Case(name: "D300 D50", dcp: "NIKON D300.dcp", camera: "NIKON CORPORATION:NIKON D300:Nikon D300", illuminant: "D50", rawTherapeeDeviates: true,
-             meanLimit: targetMeanLimit, maxLimit: targetMaxLimit),
+             meanLimit: targetMeanLimit, maxLimit: 1.0),
         Case(name: "450D D55 (3-D HueSatMap)", dcp: "Canon EOS 450D.dcp", camera: "Canon:Canon EOS 450D:Canon EOS 450D", illuminant: "D55"),
         Case(name: "5D II D65 (no LookTable)", dcp: "Canon EOS 5D Mark II.dcp", camera: "Canon:Canon EOS 5D Mark II:Canon EOS 5D Mark II", illuminant: "D65"),
     ]
 
-    /// The conformance target of issue #26 (the D50 rows, where rawtherapee-cli's blend weight differs a little:
-    /// measured mean 0.18, max 0.37).
+    /// The conformance target of issue #26 (the D50 rows' mean, where rawtherapee-cli's blend weight differs a
+    /// little: measured mean 0.18, max 0.37, the max held to 1.0).
     static let targetMeanLimit = 0.5, targetMaxLimit = 2.0
     /// Where the two agree (no blend weight matters: D65, D55, 5D II and the controls): a few times the measured
     /// worst, mean 0.02 and max 0.08, which is the 16-bit output's rounding.
