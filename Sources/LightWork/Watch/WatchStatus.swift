@@ -27,6 +27,8 @@ public struct WatchStatus: Codable, Sendable, Equatable {
         public var look: String
         public var seconds: Double?
         public var at: String
+        /// A re-develop's number (`NNNNNN-rK.jpg` is its preview); nil for the file as the inbox brought it.
+        public var redevelopment: Int?
     }
 
     /// The look files that start now get, as the monitor's and `watch --status`'s one line.
@@ -83,6 +85,8 @@ public struct WatchStatus: Codable, Sendable, Equatable {
     public var secondsToEmpty: Double?
     /// The studio monitor's address (`--serve`), nil when not serving.
     public var monitor: String?
+    /// Re-develops asked for on the monitor that wait or convert (nil: none).
+    public var redeveloping: Int?
 
     /// At most this many frames in `recent`.
     public static let recentLimit = 30
