@@ -110,4 +110,33 @@ final class MonitorRedevelopTests: XCTestCase {
         let after = m.watch.entries(for: "shoot1.dng")
         XCTAssertEqual(Set(after.compactMap(\.output?.path)), ["shoot1.jpg", extraName, "shoot1-\(slug)-60-2.jpg"])
     }
+
+    /// On the page: a frame clicked in the filmstrip, a film chosen, *Re-develop*: the extra output arrives, is shown in
+    /// the filmstrip, and the page had no console error.
+    func testTheReDevelopButtonOnThePage() throws {
+        let m = try MonitorFixture(self)
+        let source = try m.watch.makeDNGs(1, prefix: "page", width: 600, height: 400)[0]
+        try m.watch.drop(source)
+        try m.start(["--jobs", "1", "--format", "jpeg"])
+        defer { m.stop() }
+        let film = try XCTUnwrap(MonitorCatalog.load(profiles: try ProfilesDirectory.locate(), ownRecipe: nil).films.first)
+        let browser = try MonitorFixture.Browser(page: m.url, steps: [
+            ["wait": "document.body.dataset.ready === '1' && Number(document.body.dataset.catalog) > 0", "timeout": 20],
+            ["wait": "!!document.querySelector('#filmstrip li[data-input=\"page1.dng\"] img')", "timeout": 30],
+            ["click": "#filmstrip li[data-input=\"page1.dng\"]"],
+            ["select": "#film", "value": film.id],
+            ["select": "#strength", "value": "60"],
+            ["click": "#redevelop"],
+            ["wait": "document.body.dataset.redevelopSent === '1'", "timeout": 10],
+            ["wait": "!!document.querySelector('#filmstrip li[data-redevelopment=\"1\"] img')", "timeout": 60],
+            ["eval": "document.body.dataset.redeveloped"],
+        ], folder: m.watch.dir)
+        let report = browser.finish()
+        XCTAssertEqual(report["ok"] as? Bool, true, "\(report)")
+        XCTAssertEqual(report["problems"] as? [String], [], "no console error, exception or failed load")
+        let name = "page1-\(FileNameSafety.slug(film.name, fallback: "film"))-60.jpg"
+        XCTAssertEqual(MonitorFixture.value(report, step: 8) as? String, name)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: m.watch.out.appendingPathComponent(name).path))
+        XCTAssertEqual((try WatchStatus.read(m.watch.statusURL)).converted, 1)
+    }
 }
