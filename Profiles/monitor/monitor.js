@@ -148,51 +148,38 @@ function chosenLook() {
   return change;
 }
 
-async function applyLook(event) {
-  event.preventDefault();
-  const change = chosenLook();
+// A change as the server takes it: JSON with the page's CSRF token; `accepted` gets the answer, a refusal is shown.
+async function postChange(path, body, accepted) {
   setText("look-message", "sending…");
   try {
-    const response = await fetch("/api/look", {
+    const response = await fetch(path, {
       method: "POST",
       headers: headers({ "Content-Type": "application/json", "X-LightWork-CSRF": csrf }),
-      body: JSON.stringify(change),
+      body: JSON.stringify(body),
     });
     const text = await response.text();
-    if (response.ok) {
-      const answer = JSON.parse(text);
-      setText("look-message", "Next files: " + answer.look + " (" + answer.applies + ")");
-      document.body.dataset.lookSent = answer.look;
-    } else {
-      setText("look-message", "Refused: " + text.trim());
-    }
+    if (response.ok) accepted(JSON.parse(text));
+    else setText("look-message", "Refused: " + text.trim());
   } catch (e) {
     setText("look-message", "Not sent: " + e.message);
   }
 }
 
+function applyLook(event) {
+  event.preventDefault();
+  postChange("/api/look", chosenLook(), answer => {
+    setText("look-message", "Next files: " + answer.look + " (" + answer.applies + ")");
+    document.body.dataset.lookSent = answer.look;
+  });
+}
+
 // The frame shown, developed again with the look chosen, as an extra output (its own stays as it is).
-async function redevelop() {
+function redevelop() {
   if (!shown) return;
-  const request = Object.assign({ frame: shown.index }, chosenLook());
-  setText("look-message", "sending…");
-  try {
-    const response = await fetch("/api/redevelop", {
-      method: "POST",
-      headers: headers({ "Content-Type": "application/json", "X-LightWork-CSRF": csrf }),
-      body: JSON.stringify(request),
-    });
-    const text = await response.text();
-    if (response.ok) {
-      const answer = JSON.parse(text);
-      setText("look-message", "Re-developing frame " + answer.frame + ": " + answer.look);
-      document.body.dataset.redevelopSent = String(answer.frame);
-    } else {
-      setText("look-message", "Refused: " + text.trim());
-    }
-  } catch (e) {
-    setText("look-message", "Not sent: " + e.message);
-  }
+  postChange("/api/redevelop", Object.assign({ frame: shown.index }, chosenLook()), answer => {
+    setText("look-message", "Re-developing frame " + answer.frame + ": " + answer.look);
+    document.body.dataset.redevelopSent = String(answer.frame);
+  });
 }
 
 function connect() {

@@ -139,4 +139,53 @@ final class MonitorRedevelopTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: m.watch.out.appendingPathComponent(name).path))
         XCTAssertEqual((try WatchStatus.read(m.watch.statusURL)).converted, 1)
     }
+
+    /// The journal keeps a re-develop through compaction and a reopen: its entry is replayed after the file's own, its
+    /// output is claimed by the input, and no count, seq or duplicate check sees it.
+    func testTheJournalKeepsReDevelopsWithoutCountingThem() throws {
+        let url = try TestPaths.temporaryDirectory(self).appendingPathComponent("watch-journal.jsonl")
+        let sig = FileSignature(size: 1234, mtime: 1_700_000_000, mtimeNanos: 5, inode: 42, device: 9)
+        func entry(_ output: String?, _ status: Manifest.Status = .converted) -> Manifest.Entry {
+            var e = Manifest.Entry(input: Manifest.Input(path: "/in/a.dng", relativePath: "a.dng"), status: status)
+            e.input.sha256 = "AAA"
+            e.output = output.map { Manifest.Output(path: $0, sha256: "o", size: 10, format: "jpeg", bitDepth: 8, channels: 3,
+                                                    colorSpace: "srgb", width: 4, height: 3) }
+            return e
+        }
+        do {
+            let l = try WatchLedger(url: url)
+                XCTAssertEqual(l.takeSeq(), 1)
+                try l.append(WatchRecord(op: .start, seq: 1, path: "a.dng", sha256: "AAA", signature: sig, output: "a.jpg"))
+                try l.append(WatchRecord(op: .done, seq: 1, path: "a.dng", sha256: "AAA", signature: sig, entry: entry("a.jpg"), settingsDigest: "D1"))
+                try l.append(WatchRecord(op: .redeveloped, seq: 1, path: "a.dng", sha256: "AAA", output: "a-film-60.jpg", entry: entry("a-film-60.jpg"),
+                                         settingsDigest: "D2"))
+                try l.append(WatchRecord(op: .redeveloped, seq: 1, path: "a.dng", sha256: "AAA", entry: entry(nil, .failed), settingsDigest: "D1"))
+                XCTAssertEqual(l.redevelopments, 2)
+        }
+        do {
+            let l = try WatchLedger(url: url)
+            XCTAssertEqual(l.linesAtOpen, 4)
+            XCTAssertEqual(l.linesAfterCompaction, 3, "start+done became one record; both re-develops kept")
+            XCTAssertEqual(l.redevelopments, 2)
+            XCTAssertEqual(l.nextSeq, 2, "a re-develop takes no file number")
+            XCTAssertEqual(l.counts.converted, 1)
+            XCTAssertEqual(l.counts.failed, 0, "a failed re-develop is not a failed file")
+            XCTAssertEqual(l.file(1)?.status, .converted)
+            XCTAssertEqual(l.owners["a-film-60.jpg"], "a.dng")
+            XCTAssertEqual(l.converted(sha256: "AAA", settingsDigest: "D2")?.seq, nil, "not a converted file for dedupe")
+            XCTAssertEqual(l.replayedEntries.map { $0.entry.output?.path }, ["a.jpg", "a-film-60.jpg", nil])
+            XCTAssertEqual(l.replayedEntries.map(\.settingsDigest), ["D1", "D2", "D1"])
+        }
+        let reopened = try WatchLedger(url: url)
+        XCTAssertEqual(reopened.linesAtOpen, 3)
+        XCTAssertEqual(reopened.replayedEntries.count, 3)
+    }
+
+    /// Preview names: a file's `NNNNNN` and a re-develop's `NNNNNN-rK`, nothing else.
+    func testPreviewNames() {
+        for ok in ["000001", "000001-r1", "123456-r200"] { XCTAssertTrue(MonitorServer.isPreviewStem(Substring(ok)), ok) }
+        for bad in ["", "-r1", "000001-", "000001-r", "000001-x1", "000001-r1-r2", "00a001", "000001-r1a", "٣٣٣"] {
+            XCTAssertFalse(MonitorServer.isPreviewStem(Substring(bad)), bad)
+        }
+    }
 }

@@ -1,4 +1,3 @@
-import CShims
 import Foundation
 
 /// A re-develop asked for from the monitor page: convert frame `frame`'s input again with `look` laid over the
@@ -60,23 +59,12 @@ public final class RedevelopRequests: @unchecked Sendable {
     public static let queueLimit = 8
 
     private let state = LockedBox<(frames: [Int: Source], queue: [RedevelopRequest])>(([:], []))
-    private let readFD: Int32
-    private let writeFD: Int32
+    private let pipe = WakePipe()
 
-    public init() {
-        var fds: [Int32] = [-1, -1]
-        if lw_batch_pipe(&fds, O_CLOEXEC | O_NONBLOCK) != 0 { fds = [-1, -1] }
-        readFD = fds[0]
-        writeFD = fds[1]
-    }
-
-    deinit {
-        if readFD >= 0 { close(readFD) }
-        if writeFD >= 0 { close(writeFD) }
-    }
+    public init() {}
 
     /// Readable when a request waits.
-    var wakeFD: Int32 { readFD }
+    var wakeFD: Int32 { pipe.readFD }
 
     /// The watch's record of frame `seq` (nil forgets it); frames older than the latest `framesKept` are forgotten.
     func publish(_ seq: Int, _ source: Source?) {
@@ -107,14 +95,12 @@ public final class RedevelopRequests: @unchecked Sendable {
             return true
         }
         guard queued else { throw .busy("\(RedevelopRequests.queueLimit) re-develops wait already; try again once they are done") }
-        var byte: UInt8 = 1
-        _ = write(writeFD, &byte, 1)
+        pipe.wake()
     }
 
     /// The oldest request waiting, if any (empties the pipe).
     func take() -> RedevelopRequest? {
-        var buffer = [UInt8](repeating: 0, count: 64)
-        while readFD >= 0, read(readFD, &buffer, buffer.count) > 0 {}
+        pipe.drain()
         return state.withLock { s in s.queue.isEmpty ? nil : s.queue.removeFirst() }
     }
 
