@@ -316,9 +316,12 @@ public final class MonitorServer: @unchecked Sendable {
         return Data(bytes: bytes, count: length)
     }
 
-    /// `NNNNNN.jpg` from the preview folder, resolved inside it (a link leading out is refused).
+    /// `NNNNNN.jpg` (or its before picture, `NNNNNN-before.jpg`, or a re-develop's `NNNNNN-rK.jpg`) from the preview
+    /// folder, resolved inside it (a link leading out is refused).
     private func preview(_ r: OpaquePointer, name: String) {
-        guard name.count <= 24, name.hasSuffix(".jpg"), MonitorServer.isPreviewStem(name.dropLast(4)) else {
+        var stem = name.hasSuffix(".jpg") ? Substring(name.dropLast(4)) : ""
+        if stem.hasSuffix(PreviewImage.beforeSuffix) { stem = stem.dropLast(PreviewImage.beforeSuffix.count) }
+        guard name.count <= 32, MonitorServer.isPreviewStem(stem) else {
             return text(r, 404, "no such preview\n")
         }
         guard let url = try? ContainedPath.resolve(name, inside: configuration.previews) else { return text(r, 404, "no such preview\n") }

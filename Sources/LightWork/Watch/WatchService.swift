@@ -402,22 +402,29 @@ public final class WatchService {
         let camera = [entry.input.make, entry.input.model].compactMap { $0 }.joined(separator: " ")
         frame.camera = camera.isEmpty ? nil : camera
         if let dir = previewDirectory {
-            let url = WatchService.previewURL(in: dir, seq: seq)
-            if entry.status == .converted, FileManager.default.fileExists(atPath: url.path) {
-                frame.preview = WatchService.previewFolder + "/" + url.lastPathComponent
-                if let data = try? Data(contentsOf: PreviewImage.factsURL(for: url)),
-                   let facts = try? JSONDecoder().decode(PreviewImage.Facts.self, from: data) {
-                    frame.camera = facts.camera ?? frame.camera
-                    frame.exposure = facts.exposure
-                }
-            }
+            if entry.status == .converted { attachPreview(WatchService.previewURL(in: dir, seq: seq), to: &frame) }
             // Bounded on disk: the previews of files long gone from the filmstrip are removed.
-            let old = WatchService.previewURL(in: dir, seq: seq - WatchService.previewsKept)
-            try? FileManager.default.removeItem(at: old)
-            try? FileManager.default.removeItem(at: PreviewImage.factsURL(for: old))
+            WatchService.removePreview(WatchService.previewURL(in: dir, seq: seq - WatchService.previewsKept))
         }
         recent.append(frame)
         if recent.count > WatchStatus.recentLimit { recent.removeFirst(recent.count - WatchStatus.recentLimit) }
+    }
+
+    /// Puts the preview the worker wrote at `url` (with its before picture and capture facts) on `frame`; none: nothing.
+    private func attachPreview(_ url: URL, to frame: inout WatchStatus.Frame) {
+        guard FileManager.default.fileExists(atPath: url.path) else { return }
+        frame.preview = WatchService.previewFolder + "/" + url.lastPathComponent
+        let before = PreviewImage.beforeURL(for: url)
+        if FileManager.default.fileExists(atPath: before.path) { frame.before = WatchService.previewFolder + "/" + before.lastPathComponent }
+        if let data = try? Data(contentsOf: PreviewImage.factsURL(for: url)), let facts = try? JSONDecoder().decode(PreviewImage.Facts.self, from: data) {
+            frame.camera = facts.camera ?? frame.camera
+            frame.exposure = facts.exposure
+        }
+    }
+
+    /// Removes a preview with its capture facts and before picture.
+    private static func removePreview(_ url: URL) {
+        for u in [url, PreviewImage.factsURL(for: url), PreviewImage.beforeURL(for: url)] { try? FileManager.default.removeItem(at: u) }
     }
 
     /// The folder of the monitor's previews, relative to the output folder (private: never an input or an output).
@@ -684,6 +691,11 @@ extension WatchService {
         let executor: JobExecutor
     }
 
+    /// Re-develop number `number`'s preview (of frame `seq`) in `folder`.
+    static func redevelopPreviewURL(in folder: URL, seq: Int, number: Int) -> URL {
+        folder.appendingPathComponent(String(format: "%06d-r%d.jpg", seq, number))
+    }
+
     /// Tells the monitor's server what it may re-develop: frame `seq` as the journal now records it.
     private func publishFrame(_ seq: Int, reason: String?) {
         guard let f = ledger.file(seq), let status = f.status else { return }
@@ -734,7 +746,7 @@ extension WatchService {
         var job = WorkerJob(index: seq, item: item, output: output.path, notes: output.notes, previous: nil)
         job.notes.append("re-developed on the studio monitor from frame \(seq) with look \(request.look.summary) (\(label))"
                          + (file.movedTo.map { "; read from \($0)" } ?? ""))
-        job.preview = previewDirectory.map { $0.appendingPathComponent(String(format: "%06d-r%d.jpg", seq, number)).path }
+        job.preview = previewDirectory.map { WatchService.redevelopPreviewURL(in: $0, seq: seq, number: number).path }
         let executor: JobExecutor
         switch configuration.batch.isolation {
         case .inProcess: executor = InProcessExecutor(converter: look)
@@ -812,21 +824,11 @@ extension WatchService {
                                       seconds: entry.timings["total"].map { ($0 * 1000).rounded() / 1000 }, at: Manifest.timestamp(Date()))
         frame.redevelopment = number
         if let dir = previewDirectory {
-            let url = dir.appendingPathComponent(String(format: "%06d-r%d.jpg", seq, number))
-            if entry.status == .converted, FileManager.default.fileExists(atPath: url.path) {
-                frame.preview = WatchService.previewFolder + "/" + url.lastPathComponent
-                if let data = try? Data(contentsOf: PreviewImage.factsURL(for: url)),
-                   let facts = try? JSONDecoder().decode(PreviewImage.Facts.self, from: data) {
-                    frame.camera = facts.camera
-                    frame.exposure = facts.exposure
-                }
-            }
+            if entry.status == .converted { attachPreview(WatchService.redevelopPreviewURL(in: dir, seq: seq, number: number), to: &frame) }
             // Bounded on disk like the files' previews: the latest `previewsKept` re-develops' are kept.
             let old = "-r\(number - WatchService.previewsKept).jpg"
             for name in (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [] where name.hasSuffix(old) {
-                let url = dir.appendingPathComponent(name)
-                try? FileManager.default.removeItem(at: url)
-                try? FileManager.default.removeItem(at: PreviewImage.factsURL(for: url))
+                WatchService.removePreview(dir.appendingPathComponent(name))
             }
         }
         recent.append(frame)
