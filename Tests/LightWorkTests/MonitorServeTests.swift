@@ -89,13 +89,7 @@ final class MonitorServeTests: XCTestCase {
         let stream = try MonitorFixture.Connection(port: serve.port)
         stream.send("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:\(serve.port)\r\n\r\n")
         let shot = MonitorFixture.outputFolder.appendingPathComponent("serve-live.png")
-        let selector = "#filmstrip li[data-input=\"beside1.dng\"] img"
-        let browser = try MonitorFixture.Browser(page: serve.url, steps: [
-            ["wait": "document.body.dataset.ready === '1' && Number(document.body.dataset.catalog) > 0", "timeout": 20],
-            ["mark": "ready"],
-            ["wait": "(() => { const i = document.querySelector('\(selector)'); const big = document.getElementById('latest-img');"
-                + " return i && i.complete && i.naturalWidth > 0 && big.complete && big.naturalWidth > 0 && !big.hidden; })()", "timeout": 15],
-            ["mark": "shown"],
+        let browser = try MonitorFixture.Browser(page: serve.url, steps: MonitorFixture.shownSteps(input: "beside1.dng") + [
             ["eval": "JSON.stringify({name: document.getElementById('latest-name').textContent, width: document.getElementById('latest-img').naturalWidth,"
                 + " notice: document.getElementById('served-notice').hidden, connection: document.getElementById('connection').textContent})"],
             ["screenshot": shot.path],
