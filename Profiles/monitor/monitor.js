@@ -7,6 +7,7 @@ const csrf = document.querySelector('meta[name="lightwork-csrf"]').content;
 let selected = null;      // index of the frame chosen in the filmstrip, null: follow the newest
 let lastStatus = null;
 let catalogLoaded = false;
+let showBefore = false;   // before/after: show the frame developed without its look
 
 function withToken(url) {
   return token ? url + (url.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(token) : url;
@@ -19,6 +20,7 @@ function headers(extra) {
 function $(id) { return document.getElementById(id); }
 function setText(id, text) { const e = $(id); if (e.textContent !== text) e.textContent = text; }
 function previewURL(frame) { return frame.preview ? withToken("/previews/" + frame.preview.split("/").pop()) : null; }
+function beforeURL(frame) { return frame.before ? withToken("/previews/" + frame.before.split("/").pop()) : null; }
 
 function duration(seconds) {
   if (seconds === undefined || seconds === null) return "–";
@@ -34,7 +36,15 @@ function fillList(id, names) {
 
 function showFrame(frame) {
   const img = $("latest-img");
-  const url = previewURL(frame);
+  // Before/after is offered for a frame that had a look (its before picture exists); the choice stays as frames change.
+  const before = beforeURL(frame);
+  const useBefore = showBefore && before !== null;
+  const toggle = $("before-after");
+  toggle.hidden = before === null;
+  toggle.setAttribute("aria-pressed", useBefore ? "true" : "false");
+  setText("before-after", useBefore ? "Before (no look): show after" : "Show before");
+  document.body.dataset.showing = useBefore ? "before" : "after";
+  const url = useBefore ? before : previewURL(frame);
   if (url) {
     if (img.getAttribute("src") !== url) img.src = url;
     img.alt = frame.input;
@@ -175,6 +185,11 @@ function connect() {
   events.addEventListener("error", () => { setText("connection", "reconnecting"); $("connection").className = "badge off"; });
 }
 
+function toggleBefore() { showBefore = !showBefore; if (lastStatus) render(lastStatus); }
+$("before-after").addEventListener("click", toggleBefore);
+document.addEventListener("keydown", e => {
+  if ((e.key === "b" || e.key === "B") && !e.target.closest("input, select, textarea")) toggleBefore();
+});
 $("strength").addEventListener("input", () => setText("strength-value", $("strength").value));
 $("look-form").addEventListener("submit", applyLook);
 loadCatalog().catch(e => setText("look-message", e.message));

@@ -103,6 +103,84 @@ final class MonitorBrowserTests: XCTestCase {
         XCTAssertNotEqual(aOut.count, 0)
     }
 
+    /// Before/after: with a film on, the page's toggle shows the frame developed the same way without the look and
+    /// back. Truth from plain conversions: the before picture matches `convert` of the file with no look, the after
+    /// picture `convert` with the film (both JPEG, so within a few codes), and the two differ by what the film does.
+    func testBeforeAfterShowsTheFrameWithoutItsLook() throws {
+        let m = try MonitorFixture(self)
+        let source = try m.watch.makeDNGs(1, prefix: "compare", seed: 900, width: 600, height: 400)[0]
+        let catalog = MonitorCatalog.load(profiles: try ProfilesDirectory.locate(), ownRecipe: nil)
+        let film = try XCTUnwrap(catalog.films.first).id
+        try m.start(["--format", "jpeg", "--film", film])
+        defer { m.stop() }
+        let shot = MonitorFixture.outputFolder.appendingPathComponent("monitor-before.png")
+        let big = "document.getElementById('latest-img')"
+        let loaded = "\(big).complete && \(big).naturalWidth > 0 && !\(big).hidden"
+        let browser = try MonitorFixture.Browser(page: m.url, steps: [
+            ["wait": "document.body.dataset.ready === '1'", "timeout": 20],
+            ["mark": "ready"],
+            ["wait": "document.body.dataset.shown === 'compare1.dng' && !document.getElementById('before-after').hidden && \(loaded)", "timeout": 30],
+            ["eval": "\(big).getAttribute('src')"],
+            ["click": "#before-after"],
+            ["wait": "document.body.dataset.showing === 'before' && \(big).getAttribute('src').includes('-before.jpg') && \(loaded)", "timeout": 10],
+            ["eval": "JSON.stringify({src: \(big).getAttribute('src'), width: \(big).naturalWidth, label: document.getElementById('before-after').textContent})"],
+            ["screenshot": shot.path],
+            ["click": "#before-after"],
+            ["wait": "document.body.dataset.showing === 'after' && !\(big).getAttribute('src').includes('-before') && \(loaded)", "timeout": 10],
+        ], folder: m.watch.dir)
+        XCTAssertTrue(browser.waitForMark("ready"))
+        try m.watch.drop(source)
+        XCTAssertTrue(m.watch.waitForEntries(["compare1.dng"]))
+        let report = browser.finish()
+        XCTAssertEqual(report["ok"] as? Bool, true, "\(report)")
+        XCTAssertEqual(report["problems"] as? [String], [], "no console error, exception or failed load")
+        let before = try XCTUnwrap((MonitorFixture.value(report, step: 6) as? String).flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
+        XCTAssertEqual(before["width"] as? Int, 600, "the before picture has the preview's size")
+        XCTAssertEqual(before["label"] as? String, "Before (no look): show after")
+
+        let status = try WatchStatus.read(m.watch.statusURL)
+        let frame = try XCTUnwrap(status.recent?.first)
+        let after = m.watch.out.appendingPathComponent(try XCTUnwrap(frame.preview))
+        let plain = m.watch.out.appendingPathComponent(try XCTUnwrap(frame.before, "watch-status.json names the before picture"))
+        XCTAssertEqual(plain.lastPathComponent, String(format: "%06d-before.jpg", frame.index))
+
+        let reference = m.watch.dir.appendingPathComponent("reference")
+        var truth: [String: ImageFile] = [:]
+        for (name, extra) in [("none", [String]()), ("film", ["--film", film])] {
+            let r = try CLIRunner.run(["convert", m.watch.sources.appendingPathComponent("compare1.dng").path, "-o",
+                                       reference.appendingPathComponent(name).path, "--format", "jpeg"] + extra)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            truth[name] = try ImageFileReader.read(reference.appendingPathComponent(name).appendingPathComponent("compare1.jpg"))
+        }
+        let a = try ImageFileReader.read(after), b = try ImageFileReader.read(plain)
+        // Compared by the means of 10×10 blocks: the pictures are JPEGs of a textured scene at different qualities,
+        // whose per-sample errors are the codec's, not the picture's.
+        func meanCodes(_ x: ImageFile, _ y: ImageFile) -> Double {
+            XCTAssertEqual([x.width, x.height, x.channels], [y.width, y.height, y.channels])
+            guard x.samples.count == y.samples.count else { return .infinity }
+            let c = x.channels, bw = x.width / 10, bh = x.height / 10
+            var total = 0.0
+            for by in 0..<bh {
+                for bx in 0..<bw {
+                    for ch in 0..<c {
+                        var d = 0
+                        for yy in (by * 10)..<(by * 10 + 10) {
+                            for xx in (bx * 10)..<(bx * 10 + 10) { d += Int(x.samples[(yy * x.width + xx) * c + ch]) - Int(y.samples[(yy * x.width + xx) * c + ch]) }
+                        }
+                        total += abs(Double(d) / 100)
+                    }
+                }
+            }
+            return total / Double(bw * bh * c)
+        }
+        let beforeToPlain = meanCodes(b, truth["none"]!), afterToFilm = meanCodes(a, truth["film"]!), beforeToAfter = meanCodes(b, a)
+        print(String(format: "monitor before/after: mean code difference of 10×10 block means, before–convert without look %.2f, after–convert with the film %.2f, before–after %.2f",
+                     beforeToPlain, afterToFilm, beforeToAfter))
+        XCTAssertLessThan(beforeToPlain, 2, "the before picture is the development without the look")
+        XCTAssertLessThan(afterToFilm, 2, "the after picture is the output")
+        XCTAssertGreaterThan(beforeToAfter, 4 * max(beforeToPlain, afterToFilm), "the film shows between before and after")
+    }
+
     /// With a token, a wrong one is refused (the page, the API, the stream), the right one works; paths that climb
     /// out, other routes, a foreign Host and a POST without the page's CSRF token are refused; a big body is too.
     func testAWrongTokenAndPathTraversalAreRefused() throws {

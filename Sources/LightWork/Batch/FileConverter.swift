@@ -175,6 +175,11 @@ public struct FileConverter: Sendable {
             if let preview {
                 do {
                     try PreviewImage.write(pixels, space: export.colorSpace, metadata: decoded.metadata, to: preview)
+                    // With a look, the monitor's before/after shows the same development without it.
+                    if !renderer.filters.isEmpty {
+                        try PreviewImage.writeBefore(image, renderWidth: pixels.width, renderHeight: pixels.height, output: output,
+                                                     engine: engine, to: PreviewImage.beforeURL(for: preview))
+                    }
                 } catch {
                     entry.notes.append("no preview for the monitor: \(error)")
                 }

@@ -279,10 +279,12 @@ public final class MonitorServer: @unchecked Sendable {
         reply(r, 202, "application/json", (try? JSONSerialization.data(withJSONObject: answer, options: [.sortedKeys])) ?? Data())
     }
 
-    /// `NNNNNN.jpg` from the preview folder, resolved inside it (a link leading out is refused).
+    /// `NNNNNN.jpg` (or its before picture, `NNNNNN-before.jpg`) from the preview folder, resolved inside it (a
+    /// link leading out is refused).
     private func preview(_ r: OpaquePointer, name: String) {
-        guard name.count <= 16, name.hasSuffix(".jpg"), name.dropLast(4).allSatisfy(\.isASCII), name.dropLast(4).allSatisfy(\.isNumber),
-              !name.dropLast(4).isEmpty else {
+        var stem = name.hasSuffix(".jpg") ? Substring(name.dropLast(4)) : ""
+        if stem.hasSuffix(PreviewImage.beforeSuffix) { stem = stem.dropLast(PreviewImage.beforeSuffix.count) }
+        guard name.count <= 24, !stem.isEmpty, stem.count <= 16, stem.allSatisfy(\.isASCII), stem.allSatisfy(\.isNumber) else {
             return text(r, 404, "no such preview\n")
         }
         guard let url = try? ContainedPath.resolve(name, inside: configuration.previews) else { return text(r, 404, "no such preview\n") }

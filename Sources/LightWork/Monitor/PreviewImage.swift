@@ -18,8 +18,38 @@ public enum PreviewImage {
         public var taken: String?
     }
 
-    /// Writes the preview JPEG (atomically) and its facts.
-    public static func write(_ pixels: EncodedPixels, space: OutputColorSpace, metadata: ImageMetadata, to url: URL) throws {
+    /// The "before" picture beside a preview (`NNNNNN-before.jpg`): the same file developed the same way, without
+    /// the look (filters and film), so the page can show what the look did. Made only when there is a look.
+    public static func beforeURL(for preview: URL) -> URL {
+        preview.deletingLastPathComponent().appendingPathComponent(preview.deletingPathExtension().lastPathComponent + beforeSuffix + ".jpg")
+    }
+    /// What a before picture's name adds to its preview's stem.
+    public static let beforeSuffix = "-before"
+
+    /// The size a preview of a width × height render has (`reduce`'s whole-factor block means), so a before picture
+    /// made another way lines up with it.
+    public static func size(width: Int, height: Int) -> (width: Int, height: Int) {
+        let k = factor(width, height, longEdge: longEdge)
+        return (max(1, width / k), max(1, height / k))
+    }
+
+    /// The smallest whole factor that brings the long edge to `longEdge` or under.
+    static func factor(_ width: Int, _ height: Int, longEdge: Int) -> Int { max(1, (max(width, height) + longEdge - 1) / longEdge) }
+
+    /// Writes the before picture of `developed` (the working image the look would be applied to) for a render of
+    /// `renderWidth` × `renderHeight`: resized to the preview's size in linear light (`Resize`), then converted to
+    /// the output's space with no look (`Renderer` with an empty chain), as 8-bit with the output's profile.
+    public static func writeBefore(_ developed: WorkingImage, renderWidth: Int, renderHeight: Int, output: OutputSpec,
+                                   engine: EngineConfiguration, to url: URL) throws {
+        let (w, h) = size(width: renderWidth, height: renderHeight)
+        let small = Resize.apply(developed, width: w, height: h, engine: engine)
+        let plain = OutputSpec(space: output.space, depth: .eight, keepAlpha: false, background: output.background)
+        let pixels = Renderer(chain: [], engine: engine).render(small, context: RenderContext(width: w, height: h, seed: 0), output: plain)
+        try write(pixels, space: output.space, metadata: nil, to: url)
+    }
+
+    /// Writes the preview JPEG (atomically) and, given `metadata`, its facts.
+    public static func write(_ pixels: EncodedPixels, space: OutputColorSpace, metadata: ImageMetadata?, to url: URL) throws {
         let small = reduce(pixels, longEdge: longEdge)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         var settings = EncodeSettings(format: .jpeg, jpegQuality: 82, jpegOptimizeCoding: false)
@@ -43,6 +73,7 @@ public enum PreviewImage {
             unlink(temporary)
             throw AtomicFile.failure(code, path: url.path, action: "rename")
         }
+        guard let metadata else { return }
         let facts = Facts(width: small.width, height: small.height, camera: camera(metadata), lens: metadata.lens,
                           exposure: exposure(metadata), taken: metadata.dateTimeOriginal)
         try CanonicalJSON.encode(facts).write(to: factsURL(for: url), options: .atomic)
@@ -74,8 +105,8 @@ public enum PreviewImage {
     /// `pixels` as 8-bit grey or RGB (alpha dropped), each output pixel the mean of a k×k block (k the smallest
     /// whole factor that brings the long edge to `longEdge` or under).
     static func reduce(_ pixels: EncodedPixels, longEdge: Int) -> EncodedPixels {
-        let k = max(1, (max(pixels.width, pixels.height) + longEdge - 1) / longEdge)
-        let w = max(1, pixels.width / k), h = max(1, pixels.height / k)
+        let k = factor(pixels.width, pixels.height, longEdge: longEdge)
+        let (w, h) = (max(1, pixels.width / k), max(1, pixels.height / k))
         let inChannels = pixels.channels
         let colour = inChannels >= 3
         let outChannels = colour ? 3 : 1

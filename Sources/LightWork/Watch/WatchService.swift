@@ -413,6 +413,8 @@ public final class WatchService {
             let dir = url.deletingLastPathComponent()
             if entry.status == .converted, FileManager.default.fileExists(atPath: url.path) {
                 frame.preview = WatchService.previewFolder + "/" + url.lastPathComponent
+                let before = PreviewImage.beforeURL(for: url)
+                if FileManager.default.fileExists(atPath: before.path) { frame.before = WatchService.previewFolder + "/" + before.lastPathComponent }
                 if let data = try? Data(contentsOf: PreviewImage.factsURL(for: url)),
                    let facts = try? JSONDecoder().decode(PreviewImage.Facts.self, from: data) {
                     frame.camera = facts.camera ?? frame.camera
@@ -423,6 +425,7 @@ public final class WatchService {
             let old = WatchService.previewURL(in: dir, seq: seq - WatchService.previewsKept)
             try? FileManager.default.removeItem(at: old)
             try? FileManager.default.removeItem(at: PreviewImage.factsURL(for: old))
+            try? FileManager.default.removeItem(at: PreviewImage.beforeURL(for: old))
         }
         recent.append(frame)
         if recent.count > WatchStatus.recentLimit { recent.removeFirst(recent.count - WatchStatus.recentLimit) }

@@ -21,6 +21,8 @@ public struct WatchStatus: Codable, Sendable, Equatable {
         public var reason: String?
         /// The preview JPEG, relative to the output folder (`--serve` only), nil when none was made.
         public var preview: String?
+        /// The same development without the look (`PreviewImage.beforeURL`), nil when the file had no look.
+        public var before: String?
         public var camera: String?
         public var exposure: String?
         /// The look it was converted with: recipe, film and strength (`WatchStatus.lookLabel`).
