@@ -4,7 +4,8 @@
 
 const token = new URLSearchParams(location.search).get("token");
 const csrf = document.querySelector('meta[name="lightwork-csrf"]').content;
-let selected = null;      // index of the frame chosen in the filmstrip, null: follow the newest
+let selected = null;      // key of the frame chosen in the filmstrip (frameKey), null: follow the newest
+let shown = null;         // the frame shown large (what "Re-develop" develops again)
 let lastStatus = null;
 let catalogLoaded = false;
 let showBefore = false;   // before/after: show the frame developed without its look
@@ -19,6 +20,8 @@ function headers(extra) {
 }
 function $(id) { return document.getElementById(id); }
 function setText(id, text) { const e = $(id); if (e.textContent !== text) e.textContent = text; }
+// A file's frame and its re-develops share the file's index; a re-develop has its own number too.
+function frameKey(frame) { return String(frame.index) + (frame.redevelopment ? "r" + frame.redevelopment : ""); }
 function previewURL(frame) { return frame.preview ? withToken("/previews/" + frame.preview.split("/").pop()) : null; }
 function beforeURL(frame) { return frame.before ? withToken("/previews/" + frame.before.split("/").pop()) : null; }
 
@@ -35,6 +38,8 @@ function fillList(id, names) {
 }
 
 function showFrame(frame) {
+  shown = frame;
+  $("redevelop").disabled = frame.status !== "converted";
   const img = $("latest-img");
   // Before/after is offered for a frame that had a look (its before picture exists); the choice stays as frames change.
   const before = beforeURL(frame);
@@ -57,7 +62,8 @@ function showFrame(frame) {
   }
   document.body.dataset.shown = frame.input;
   setText("latest-name", frame.input);
-  setText("latest-status", frame.status + (frame.seconds ? " in " + frame.seconds.toFixed(2) + " s" : ""));
+  setText("latest-status", (frame.redevelopment ? "re-developed as " + (frame.output || "–") + ", " : "") + frame.status
+    + (frame.seconds ? " in " + frame.seconds.toFixed(2) + " s" : ""));
   $("latest-status").className = frame.status;
   setText("latest-camera", frame.camera || "");
   setText("latest-exposure", frame.exposure || "");
@@ -103,7 +109,8 @@ function render(s) {
     const li = document.createElement("li");
     li.dataset.index = String(frame.index);
     li.dataset.input = frame.input;
-    li.className = frame.status + (selected === frame.index ? " selected" : "");
+    if (frame.redevelopment) li.dataset.redevelopment = String(frame.redevelopment);
+    li.className = frame.status + (frame.redevelopment ? " redeveloped" : "") + (selected === frameKey(frame) ? " selected" : "");
     const url = previewURL(frame);
     if (url) {
       const img = document.createElement("img");
@@ -119,10 +126,10 @@ function render(s) {
     const name = document.createElement("span");
     name.textContent = frame.input;
     li.appendChild(name);
-    li.addEventListener("click", () => { selected = selected === frame.index ? null : frame.index; render(lastStatus); });
+    li.addEventListener("click", () => { selected = selected === frameKey(frame) ? null : frameKey(frame); render(lastStatus); });
     return li;
   }));
-  const chosen = frames.find(f => f.index === selected) || frames[frames.length - 1];
+  const chosen = frames.find(f => frameKey(f) === selected) || frames[frames.length - 1];
   if (chosen) showFrame(chosen);
   document.body.dataset.converted = String(s.converted);
   document.body.dataset.ready = "1";
@@ -149,29 +156,45 @@ async function loadCatalog() {
   document.body.dataset.catalog = String(catalog.films.length);
 }
 
-async function applyLook(event) {
-  event.preventDefault();
+function chosenLook() {
   const change = { strength: Number($("strength").value) };
   if ($("recipe").value) change.recipe = $("recipe").value;
   change.film = $("film").value;
+  return change;
+}
+
+// A change as the server takes it: JSON with the page's CSRF token; `accepted` gets the answer, a refusal is shown.
+async function postChange(path, body, accepted) {
   setText("look-message", "sending…");
   try {
-    const response = await fetch("/api/look", {
+    const response = await fetch(path, {
       method: "POST",
       headers: headers({ "Content-Type": "application/json", "X-LightWork-CSRF": csrf }),
-      body: JSON.stringify(change),
+      body: JSON.stringify(body),
     });
     const text = await response.text();
-    if (response.ok) {
-      const answer = JSON.parse(text);
-      setText("look-message", "Next files: " + answer.look + " (" + answer.applies + ")");
-      document.body.dataset.lookSent = answer.look;
-    } else {
-      setText("look-message", "Refused: " + text.trim());
-    }
+    if (response.ok) accepted(JSON.parse(text));
+    else setText("look-message", "Refused: " + text.trim());
   } catch (e) {
     setText("look-message", "Not sent: " + e.message);
   }
+}
+
+function applyLook(event) {
+  event.preventDefault();
+  postChange("/api/look", chosenLook(), answer => {
+    setText("look-message", "Next files: " + answer.look + " (" + answer.applies + ")");
+    document.body.dataset.lookSent = answer.look;
+  });
+}
+
+// The frame shown, developed again with the look chosen, as an extra output (its own stays as it is).
+function redevelop() {
+  if (!shown) return;
+  postChange("/api/redevelop", Object.assign({ frame: shown.index }, chosenLook()), answer => {
+    setText("look-message", "Re-developing frame " + answer.frame + ": " + answer.look);
+    document.body.dataset.redevelopSent = String(answer.frame);
+  });
 }
 
 function connect() {
@@ -181,6 +204,11 @@ function connect() {
   events.addEventListener("watch", e => {
     const event = JSON.parse(e.data);
     if (event.event === "notice" || event.event === "lookHanded" || event.event === "lookTaken") setText("look-message", event.message);
+    if (event.event === "redeveloped") {
+      setText("look-message", "Re-developed " + event.input + " as " + event.output + " (" + event.look + ")");
+      document.body.dataset.redeveloped = event.output;
+    }
+    if (event.event === "redevelopFailed") setText("look-message", event.reason);
   });
   events.addEventListener("error", () => { setText("connection", "reconnecting"); $("connection").className = "badge off"; });
 }
@@ -192,5 +220,6 @@ document.addEventListener("keydown", e => {
 });
 $("strength").addEventListener("input", () => setText("strength-value", $("strength").value));
 $("look-form").addEventListener("submit", applyLook);
+$("redevelop").addEventListener("click", redevelop);
 loadCatalog().catch(e => setText("look-message", e.message));
 connect();

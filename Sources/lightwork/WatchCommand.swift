@@ -170,24 +170,39 @@ enum WatchCommand {
         // changes are kept and laid over the command line's flags at every reload after them.
         let engine = converter.engine
         var chosen = LookChange()
-        service.reload = { change in
-            if let change {
-                // From `lightwork serve`, a request file: checked here against this watch's own catalog.
-                if catalog == nil { catalog = MonitorCatalog.load(profiles: try ProfilesDirectory.locate(), ownRecipe: parsed.value("recipe").map { URL(fileURLWithPath: $0) }) }
-                if let problem = catalog?.problem(with: change) { throw LightWorkError.usage(problem) }
-                chosen.overlay(change)
-            }
+        // Nil for a watch without --serve until a `lightwork serve` hands it a change.
+        var monitorCatalog = catalog
+        func lookConverter(_ look: LookChange) throws -> (FileConverter, PlanRules) {
             var p = parsed
-            if let r = chosen.recipe {
-                p.values["recipe"] = r.isEmpty ? nil : [try catalog?.recipeFile(named: r)?.path ?? { throw LightWorkError.usage("no recipe \(r)") }()]
+            if let r = look.recipe {
+                p.values["recipe"] = r.isEmpty ? nil : [try monitorCatalog?.recipeFile(named: r)?.path ?? { throw LightWorkError.usage("no recipe \(r)") }()]
             }
-            if let f = chosen.film {
+            if let f = look.film {
                 p.values["lut"] = nil
                 p.values["film"] = f.isEmpty ? nil : [f]
             }
-            if let s = chosen.strength { p.values["strength"] = [String(format: "%g", s)] }
+            if let s = look.strength { p.values["strength"] = [String(format: "%g", s)] }
             let spec = try makeSpec(p)
             return (try FileConverter(spec: spec, engine: engine), try ExportArguments.rules(p, spec: spec))
+        }
+        service.reload = { change in
+            if let change {
+                // From `lightwork serve`, a request file: checked here against this watch's own catalog.
+                if monitorCatalog == nil {
+                    monitorCatalog = MonitorCatalog.load(profiles: try ProfilesDirectory.locate(), ownRecipe: parsed.value("recipe").map { URL(fileURLWithPath: $0) })
+                }
+                if let problem = monitorCatalog?.problem(with: change) { throw LightWorkError.usage(problem) }
+                chosen.overlay(change)
+            }
+            return try lookConverter(chosen)
+        }
+        // A re-develop: the look in use (the flags and the monitor's changes so far) with the request's laid over it.
+        if monitor != nil {
+            service.redevelopLook = { change in
+                var look = chosen
+                look.overlay(change)
+                return try lookConverter(look)
+            }
         }
         do {
             let outcome = try service.run { event in
@@ -238,7 +253,7 @@ enum WatchCommand {
         let c = try monitorConfiguration(address, token: parsed.value("token"), profiles: profiles, previews: previews)
         let catalog = MonitorCatalog.load(profiles: profiles, ownRecipe: parsed.value("recipe").map { URL(fileURLWithPath: $0) })
         let requests = service.lookRequests
-        let server = try MonitorServer(configuration: c, catalog: catalog) { requests.submit($0) }
+        let server = try MonitorServer(configuration: c, catalog: catalog, redevelop: service.redevelopRequests) { requests.submit($0) }
         service.previewDirectory = previews
         service.monitorAddress = server.url.components(separatedBy: "?").first
         return (server, catalog, lock)
@@ -303,6 +318,14 @@ enum WatchCommand {
             console.info("monitor: look change asked for (\(change.summary)); it applies to files that start after those in flight")
         case .statusChanged(let status):
             monitor?.publish(status: status)
+        case let .redeveloped(frame, item, entry, look):
+            if entry.status == .converted {
+                console.event(["event": "redeveloped", "index": frame, "input": item.relativePath, "output": entry.output?.path ?? "", "look": look,
+                               "seconds": ((entry.timings["total"] ?? 0) * 1000).rounded() / 1000])
+                console.info("re-developed \(item.relativePath) (frame \(frame)) with \(look) -> \(entry.output?.path ?? "")")
+            } else {
+                console.event(["event": "redevelopFailed", "index": frame, "input": item.relativePath, "look": look, "reason": entry.reason ?? ""])
+            }
         }
     }
 }

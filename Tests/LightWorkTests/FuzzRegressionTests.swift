@@ -80,6 +80,8 @@ final class FuzzRegressionTests: XCTestCase {
                 XCTAssertEqual([w, h, limit], [62744, 33552, 200_000_000])
             }
         }
+        // The size probe (the memory budget's) finds the same frame libjpeg does, past the 12 stray bytes before it.
+        XCTAssertEqual(JPEGCodec().pixelCount(try XCTUnwrap(FileBytes(url))), 62744 * 33552)
     }
 
     /// Found while writing the manifest target: a shard count below 1 made `manifest merge` build `0..<count`

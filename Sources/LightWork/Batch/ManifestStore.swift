@@ -18,6 +18,8 @@ public final class ManifestStore {
     public private(set) var manifest: Manifest
     /// Input index → the settings digest its entry was made with, where the client knows it (a watch's journal).
     private var digests: [Int: String] = [:]
+    /// The same for entries without an input index (a watch's re-develops), by `FolderHistory.key`.
+    private var unindexedDigests: [String: String] = [:]
     /// Seconds after which a pending change is saved however costly saving is (nil: only the tenth-of-the-time rule).
     private let maxStaleness: Double?
     public private(set) var hasUnsavedChanges = false
@@ -77,7 +79,7 @@ public final class ManifestStore {
                 earlierLedger = listed
             }
         }
-        pending = manifest.entries.map { .insert($0, settingsDigest: digests[$0.input.index ?? -1] ?? manifest.settingsDigest) }
+        pending = manifest.entries.map { .insert($0, settingsDigest: recordedDigest($0) ?? manifest.settingsDigest) }
         if !retainEntries {
             retainsEntries = false
             manifest.entries.forEach(noteOwn)
@@ -123,7 +125,13 @@ public final class ManifestStore {
     }
 
     private func remember(_ entry: Manifest.Entry, _ digest: String?) {
-        if let index = entry.input.index, let digest { digests[index] = digest }
+        guard let digest else { return }
+        if let index = entry.input.index { digests[index] = digest } else { unindexedDigests[FolderHistory.key(entry)] = digest }
+    }
+
+    private func recordedDigest(_ entry: Manifest.Entry) -> String? {
+        if let index = entry.input.index { return digests[index] }
+        return unindexedDigests[FolderHistory.key(entry)]
     }
 
     /// Changes the last entry recorded for input index `index` (a note added after the fact).

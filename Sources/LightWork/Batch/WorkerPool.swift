@@ -38,6 +38,8 @@ package final class WorkerPool {
     var inFlight: Int { workers.filter { $0.job != nil }.count }
     var inFlightEstimate: Int { workers.reduce(0) { $0 + ($1.job == nil ? 0 : $1.jobEstimate) } }
     var canDispatch: Bool { inFlight < size }
+    /// The workers' reply pipes (readable when a reply or a death waits), for a loop that polls this pool beside another.
+    var replyDescriptors: [Int32] { workers.map(\.output) }
 
     /// Sends `job` to an idle worker, starting one when needed. A failure to start or reach a worker
     /// comes back as a `lost` event so the file is recorded.

@@ -27,12 +27,13 @@ public struct JPEGCodec: ImageCodec {
         try JPEGDecoder.decode(data: data, options: options)
     }
 
-    /// Scans markers in the first 256 KB to the first start-of-frame.
+    /// Scans markers in the first 256 KB to the first start-of-frame. Bytes between segments are skipped to the
+    /// next 0xFF, as libjpeg skips them (with a warning) and then decodes the frame they hide.
     public func pixelCount(_ file: FileBytes) -> Int? {
         let b = file.prefix(1 << 18)
         var i = 2
         while i + 9 < b.count {
-            guard b[i] == 0xFF else { return nil }
+            guard b[i] == 0xFF else { i += 1; continue }
             let marker = b[i + 1]
             if marker == 0xFF { i += 1; continue }
             if marker == 0xD8 || marker == 0x01 || (0xD0...0xD7).contains(marker) { i += 2; continue }

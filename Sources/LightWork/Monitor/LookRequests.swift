@@ -40,10 +40,35 @@ public struct LookChange: Codable, Sendable, Equatable {
 /// (`LookChange.overlay`), and a byte on a pipe wakes the loop (its descriptor is one of the scheduler's wake descriptors).
 public final class LookRequests: @unchecked Sendable {
     private let box = LockedBox<LookChange?>(nil)
-    private let readFD: Int32
+    private let pipe = WakePipe()
+
+    public init() {}
+
+    /// Readable when a change waits.
+    var wakeFD: Int32 { pipe.readFD }
+
+    /// Called from any thread.
+    public func submit(_ change: LookChange) {
+        box.withLock { waiting in
+            if waiting == nil { waiting = change } else { waiting!.overlay(change) }
+        }
+        pipe.wake()
+    }
+
+    /// The change waiting, if any (empties the pipe).
+    func take() -> LookChange? {
+        pipe.drain()
+        return box.withLock { value in defer { value = nil }; return value }
+    }
+}
+
+/// A non-blocking pipe by which a server thread wakes the watch loop: `wake` writes a byte, the loop polls `readFD`
+/// (one of the scheduler's wake descriptors) and `drain`s it before it looks at what waits.
+final class WakePipe: @unchecked Sendable {
+    let readFD: Int32
     private let writeFD: Int32
 
-    public init() {
+    init() {
         var fds: [Int32] = [-1, -1]
         if lw_batch_pipe(&fds, O_CLOEXEC | O_NONBLOCK) != 0 { fds = [-1, -1] }
         readFD = fds[0]
@@ -55,22 +80,13 @@ public final class LookRequests: @unchecked Sendable {
         if writeFD >= 0 { close(writeFD) }
     }
 
-    /// Readable when a change waits.
-    var wakeFD: Int32 { readFD }
-
-    /// Called from any thread.
-    public func submit(_ change: LookChange) {
-        box.withLock { waiting in
-            if waiting == nil { waiting = change } else { waiting!.overlay(change) }
-        }
+    func wake() {
         var byte: UInt8 = 1
         _ = write(writeFD, &byte, 1)
     }
 
-    /// The change waiting, if any (empties the pipe).
-    func take() -> LookChange? {
+    func drain() {
         var buffer = [UInt8](repeating: 0, count: 64)
         while readFD >= 0, read(readFD, &buffer, buffer.count) > 0 {}
-        return box.withLock { value in defer { value = nil }; return value }
     }
 }

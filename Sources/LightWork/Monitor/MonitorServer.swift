@@ -69,16 +69,20 @@ public final class MonitorServer: @unchecked Sendable {
     private let catalog: MonitorCatalog
     private let onLook: @Sendable (LookChange) throws -> Void
     private let lookRefusal = LockedBox<String?>(nil)
+    /// Where `POST /api/redevelop` requests go; nil: re-developing is not offered (404).
+    private let redevelop: RedevelopRequests?
     private let assets: [String: (type: String, body: Data)]
     private let latestStatus = LockedBox<Data>(Data("{}".utf8))
     private let buckets = LockedBox<(requests: TokenBucket, changes: TokenBucket)>((TokenBucket(rate: 1, burst: 1), TokenBucket(rate: 1, burst: 1)))
 
     /// Starts serving; throws when the page's files are missing or the address cannot be bound.
     /// `onLook` takes each accepted change (a throw answers 503 with its reason: the change was not passed on).
-    public init(configuration: Configuration, catalog: MonitorCatalog, onLook: @escaping @Sendable (LookChange) throws -> Void) throws {
+    public init(configuration: Configuration, catalog: MonitorCatalog, redevelop: RedevelopRequests? = nil,
+                onLook: @escaping @Sendable (LookChange) throws -> Void) throws {
         self.configuration = configuration
         self.catalog = catalog
         self.onLook = onLook
+        self.redevelop = redevelop
         csrf = MonitorServer.randomToken()
         catalogJSON = try CanonicalJSON.encode(catalog)
         var files: [String: (String, Data)] = [:]
@@ -210,6 +214,10 @@ public final class MonitorServer: @unchecked Sendable {
             lw_http_reply_stream(r, MonitorServer.commonHeaders)
         case ("POST", "/api/look"):
             changeLook(r)
+        case ("POST", "/api/redevelop") where redevelop != nil:
+            redevelopFrame(r)
+        case (_, "/api/redevelop") where redevelop != nil:
+            text(r, 405, "\(method) is not allowed here\n")
         case ("GET", _) where path.hasPrefix("/previews/"):
             preview(r, name: String(path.dropFirst("/previews/".count)))
         case (_, "/"), (_, "/index.html"), (_, "/api/status"), (_, "/api/catalog"), (_, "/api/events"), (_, "/api/look"):
@@ -252,23 +260,7 @@ public final class MonitorServer: @unchecked Sendable {
 
     /// A JSON POST from the page itself: the CSRF token it was served, its own origin, a JSON body.
     private func changeLook(_ r: OpaquePointer) {
-        let header = { (name: String) in lw_http_header(r, name).map { String(cString: $0) } }
-        guard header("Content-Type")?.lowercased().hasPrefix("application/json") == true else {
-            return text(r, 415, "a change is a JSON POST (Content-Type: application/json)\n")
-        }
-        guard MonitorServer.sameToken(header("X-LightWork-CSRF"), csrf) else {
-            return text(r, 403, "a change needs the page's CSRF token (X-LightWork-CSRF); reload the page\n")
-        }
-        if let origin = header("Origin"), let host = header("Host"), origin.lowercased() != "http://\(host.lowercased())" {
-            return text(r, 403, "a change from another origin (\(origin)) was refused\n")
-        }
-        if let site = header("Sec-Fetch-Site"), site != "same-origin" {
-            return text(r, 403, "a change from another site (\(site)) was refused\n")
-        }
-        guard buckets.withLock({ $0.changes.take() }) else { return text(r, 429, "too many look changes; wait a second\n", extra: "Retry-After: 1\n") }
-        var length = 0
-        let bytes = lw_http_body(r, &length)!
-        let body = Data(bytes: bytes, count: length)
+        guard let body = checkedChange(r) else { return }
         guard let change = try? JSONDecoder().decode(LookChange.self, from: body) else {
             return text(r, 400, "the body is not a look change: {\"recipe\":…, \"film\":…, \"strength\":…}\n")
         }
@@ -279,12 +271,64 @@ public final class MonitorServer: @unchecked Sendable {
         reply(r, 202, "application/json", (try? JSONSerialization.data(withJSONObject: answer, options: [.sortedKeys])) ?? Data())
     }
 
-    /// `NNNNNN.jpg` (or its before picture, `NNNNNN-before.jpg`) from the preview folder, resolved inside it (a
-    /// link leading out is refused).
+    /// Frame N developed again with a look from the catalog, as an extra output: checked as a look change is, then
+    /// queued for the watch (202), or refused for an unknown frame (404), one that failed (409) or whose input is gone (422).
+    private func redevelopFrame(_ r: OpaquePointer) {
+        guard let redevelop, let body = checkedChange(r) else { return }
+        guard let request = try? JSONDecoder().decode(RedevelopRequest.self, from: body) else {
+            return text(r, 400, "the body is not a re-develop: {\"frame\": N, \"recipe\":…, \"film\":…, \"strength\":…}\n")
+        }
+        if let problem = catalog.problem(with: request.look) { return text(r, 400, problem + "\n") }
+        do {
+            try redevelop.submit(request)
+        } catch {
+            switch error {
+            case .unknownFrame(let why): return text(r, 404, why + "\n")
+            case .notConverted(let why): return text(r, 409, why + "\n")
+            case .inputGone(let why): return text(r, 422, why + "\n")
+            case .busy(let why): return text(r, 503, why + "\n", extra: "Retry-After: 5\n")
+            }
+        }
+        let answer: [String: Any] = ["accepted": true, "frame": request.frame, "look": request.look.summary,
+                                     "applies": "an extra output of that frame, beside its own"]
+        reply(r, 202, "application/json", (try? JSONSerialization.data(withJSONObject: answer, options: [.sortedKeys])) ?? Data())
+    }
+
+    /// The checks every change passes (JSON content type, the page's CSRF token, same origin and site, the change rate);
+    /// the body, or nil when the request was refused (and answered).
+    private func checkedChange(_ r: OpaquePointer) -> Data? {
+        let header = { (name: String) in lw_http_header(r, name).map { String(cString: $0) } }
+        guard header("Content-Type")?.lowercased().hasPrefix("application/json") == true else {
+            text(r, 415, "a change is a JSON POST (Content-Type: application/json)\n")
+            return nil
+        }
+        guard MonitorServer.sameToken(header("X-LightWork-CSRF"), csrf) else {
+            text(r, 403, "a change needs the page's CSRF token (X-LightWork-CSRF); reload the page\n")
+            return nil
+        }
+        if let origin = header("Origin"), let host = header("Host"), origin.lowercased() != "http://\(host.lowercased())" {
+            text(r, 403, "a change from another origin (\(origin)) was refused\n")
+            return nil
+        }
+        if let site = header("Sec-Fetch-Site"), site != "same-origin" {
+            text(r, 403, "a change from another site (\(site)) was refused\n")
+            return nil
+        }
+        guard buckets.withLock({ $0.changes.take() }) else {
+            text(r, 429, "too many look changes; wait a second\n", extra: "Retry-After: 1\n")
+            return nil
+        }
+        var length = 0
+        let bytes = lw_http_body(r, &length)!
+        return Data(bytes: bytes, count: length)
+    }
+
+    /// `NNNNNN.jpg` (or its before picture, `NNNNNN-before.jpg`, or a re-develop's `NNNNNN-rK.jpg`) from the preview
+    /// folder, resolved inside it (a link leading out is refused).
     private func preview(_ r: OpaquePointer, name: String) {
         var stem = name.hasSuffix(".jpg") ? Substring(name.dropLast(4)) : ""
         if stem.hasSuffix(PreviewImage.beforeSuffix) { stem = stem.dropLast(PreviewImage.beforeSuffix.count) }
-        guard name.count <= 24, !stem.isEmpty, stem.count <= 16, stem.allSatisfy(\.isASCII), stem.allSatisfy(\.isNumber) else {
+        guard name.count <= 32, MonitorServer.isPreviewStem(stem) else {
             return text(r, 404, "no such preview\n")
         }
         guard let url = try? ContainedPath.resolve(name, inside: configuration.previews) else { return text(r, 404, "no such preview\n") }
@@ -293,6 +337,14 @@ public final class MonitorServer: @unchecked Sendable {
         var st = stat()
         guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { close(fd); return text(r, 404, "no such preview\n") }
         lw_http_reply_file(r, 200, "image/jpeg", fd, Int(st.st_size), MonitorServer.commonHeaders)
+    }
+
+    /// `NNNNNN` (a file's preview) or `NNNNNN-rK` (its re-develop number K's): ASCII digits, one optional `-r`.
+    static func isPreviewStem(_ stem: Substring) -> Bool {
+        let parts = stem.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        func digits(_ s: Substring) -> Bool { !s.isEmpty && s.allSatisfy { $0.isASCII && $0.isNumber } }
+        guard let first = parts.first, digits(first) else { return false }
+        return parts.count == 1 || (parts[1].hasPrefix("r") && digits(parts[1].dropFirst()))
     }
 
     private func reply(_ r: OpaquePointer, _ status: UInt32, _ type: String, _ body: Data, extra: String = "") {

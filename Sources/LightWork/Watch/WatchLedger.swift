@@ -38,7 +38,10 @@ public final class WatchLedger {
     public private(set) var droppedLines = 0
     public private(set) var nextSeq = 1
 
-    /// The entries recorded `done`, in file order, for the manifest (read once at open).
+    /// Re-develops recorded (`redeveloped` records), in journal order: the next one is numbered `redevelopments + 1`.
+    public private(set) var redevelopments = 0
+
+    /// The entries recorded `done`, in file order, then the re-develops', for the manifest (read once at open).
     public private(set) var replayedEntries: [(entry: Manifest.Entry, settingsDigest: String?)] = []
 
     /// Opens (creating) the journal at `url`, locks it and replays it.
@@ -74,6 +77,7 @@ public final class WatchLedger {
         let decoder = JSONDecoder()
         var entries: [Int: (Manifest.Entry, String?)] = [:]
         var compact: [Int: WatchRecord] = [:]
+        var redeveloped: [WatchRecord] = []
         for line in data.prefix(complete).split(separator: 0x0A) where !line.isEmpty {
             guard let record = try? decoder.decode(WatchRecord.self, from: Data(line)) else { droppedLines += 1; continue }
             linesAtOpen += 1
@@ -87,11 +91,13 @@ public final class WatchLedger {
                 done.output = record.output ?? files[record.seq]?.output
                 compact[record.seq] = done
             case .moved: compact[record.seq]?.movedTo = record.movedTo
+            case .redeveloped: redeveloped.append(record)
             }
         }
         replayedEntries = entries.keys.sorted().map { (entries[$0]!.0, entries[$0]!.1) }
-        linesAfterCompaction = compact.count
-        if compact.count < linesAtOpen { try rewrite(compact.keys.sorted().map { compact[$0]! }) }
+            + redeveloped.compactMap { r in r.entry.map { ($0, r.settingsDigest) } }
+        linesAfterCompaction = compact.count + redeveloped.count
+        if linesAfterCompaction < linesAtOpen { try rewrite(compact.keys.sorted().map { compact[$0]! } + redeveloped) }
     }
 
     /// Replaces the journal with `records`: written to a temporary that is locked before it is renamed over the
@@ -154,6 +160,12 @@ public final class WatchLedger {
             }
         case .moved:
             state.movedTo = r.movedTo
+        case .redeveloped:
+            // An extra output of a finished file: claimed by its input, nothing else about the file changes.
+            redevelopments += 1
+            if let o = r.output { owners[o] = state.path }
+            files[r.seq] = state
+            return
         }
         files[r.seq] = state
         if let sha = state.sha256 { byPathHash[WatchLedger.key(state.path, sha)] = r.seq }

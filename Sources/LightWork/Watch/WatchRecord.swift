@@ -3,10 +3,11 @@ import Foundation
 /// One line of the watch journal (`WatchLedger`): compact JSON, appended and synced before the watch acts
 /// on it. A file's life is `start` (its content hash and the output name it was given, written before a
 /// worker touches it), `done` (its manifest entry: converted, skipped as a duplicate, or failed) and,
-/// when the original was moved, `moved`.
+/// when the original was moved, `moved`. A `redeveloped` record is an extra output made from a finished file on the
+/// studio monitor's request (its entry, output and settings digest): it is no new file and changes no count.
 public struct WatchRecord: Codable, Sendable, Equatable {
     public enum Operation: String, Codable, Sendable {
-        case start, done, moved
+        case start, done, moved, redeveloped
     }
 
     public var op: Operation

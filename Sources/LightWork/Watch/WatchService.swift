@@ -25,6 +25,8 @@ public final class WatchService {
         case lookRequested(LookChange)
         /// The status as just written to `watch-status.json` (at most twice a second while things change).
         case statusChanged(WatchStatus)
+        /// Frame `frame` was developed again on the monitor's request with `look`: `entry` is the extra output's (or its failure).
+        case redeveloped(frame: Int, item: InputItem, entry: Manifest.Entry, look: String)
     }
 
     /// How the watch ended.
@@ -50,6 +52,11 @@ public final class WatchService {
     private var requestInbox: MonitorRequestInbox?
     /// Look changes from the monitor's server threads.
     public let lookRequests = LookRequests()
+    /// Re-develop requests from the monitor's server threads, and the frames they may name.
+    public let redevelopRequests = RedevelopRequests()
+    /// The converter and naming rules of the watch's current look with a monitor look laid over it (re-developing);
+    /// nil when re-developing is not offered.
+    public var redevelopLook: ((LookChange) throws -> (FileConverter, PlanRules))?
     /// The manifest as it is written.
     public var manifest: Manifest { store.rendered }
 
@@ -93,6 +100,8 @@ public final class WatchService {
     private var finishTimes: [Double] = []
     /// Previews kept on disk: the latest this many files'.
     static let previewsKept = 200
+    /// The re-develop converting, in a worker of its own beside the watch's (one at a time).
+    private var redeveloping: Redeveloping?
 
     struct InFlight {
         let seq: Int
@@ -145,6 +154,7 @@ public final class WatchService {
         store.merge(replayed: ledger.replayedEntries)
         try recordIntoExportLedger()
         if configuration.retryFailed { retrying = ledger.failedInPlace }
+        for seq in ledger.files.keys.sorted().suffix(RedevelopRequests.framesKept) { publishFrame(seq, reason: store.entry(index: seq)?.reason) }
 
         // Temporaries a killed run left beside the outputs it had started, the manifest and the status file.
         let finals = ledger.unfinished.compactMap { $0.output.map { converter.outputDirectory.appendingPathComponent($0) } }
@@ -189,6 +199,7 @@ public final class WatchService {
             fatal = error
         }
 
+        endRedevelopments()
         state = .stopped
         store.finish(interrupted: false)
         saveManifest(force: true)
@@ -340,7 +351,7 @@ public final class WatchService {
 
         retrying.remove(rel)
         let seq = ledger.takeSeq()
-        let reserved = Set(inFlight.values.map { $0.job.output.lowercased() })
+        let reserved = Set((inFlight.values.map(\.job) + (redeveloping.map { [$0.job] } ?? [])).map { $0.output.lowercased() })
         let out = converter.outputDirectory
         let plan = BatchPlanner.plan(items: [item(rel)], rules: configuration.rules, owners: folderOwners, firstIndex: seq, indexWidth: 4) { candidate in
             if reserved.contains(candidate.lowercased()) { return true }
@@ -387,6 +398,7 @@ public final class WatchService {
         handledSignatures[rel] = nil
         if entry.status == .converted, let output = entry.output?.path { folderOwners[output] = rel }
         store.insert(entry, settingsDigest: digest)
+        publishFrame(seq, reason: entry.reason)
         if entry.status == .failed {
             failedThisRun += 1
             recentFailures.append(WatchStatus.Failure(path: rel, reason: entry.reason ?? "failed", at: Manifest.timestamp(Date())))
@@ -411,24 +423,29 @@ public final class WatchService {
         frame.camera = camera.isEmpty ? nil : camera
         if let url = preview {
             let dir = url.deletingLastPathComponent()
-            if entry.status == .converted, FileManager.default.fileExists(atPath: url.path) {
-                frame.preview = WatchService.previewFolder + "/" + url.lastPathComponent
-                let before = PreviewImage.beforeURL(for: url)
-                if FileManager.default.fileExists(atPath: before.path) { frame.before = WatchService.previewFolder + "/" + before.lastPathComponent }
-                if let data = try? Data(contentsOf: PreviewImage.factsURL(for: url)),
-                   let facts = try? JSONDecoder().decode(PreviewImage.Facts.self, from: data) {
-                    frame.camera = facts.camera ?? frame.camera
-                    frame.exposure = facts.exposure
-                }
-            }
+            if entry.status == .converted { attachPreview(url, to: &frame) }
             // Bounded on disk: the previews of files long gone from the filmstrip are removed.
-            let old = WatchService.previewURL(in: dir, seq: seq - WatchService.previewsKept)
-            try? FileManager.default.removeItem(at: old)
-            try? FileManager.default.removeItem(at: PreviewImage.factsURL(for: old))
-            try? FileManager.default.removeItem(at: PreviewImage.beforeURL(for: old))
+            WatchService.removePreview(WatchService.previewURL(in: dir, seq: seq - WatchService.previewsKept))
         }
         recent.append(frame)
         if recent.count > WatchStatus.recentLimit { recent.removeFirst(recent.count - WatchStatus.recentLimit) }
+    }
+
+    /// Puts the preview the worker wrote at `url` (with its before picture and capture facts) on `frame`; none: nothing.
+    private func attachPreview(_ url: URL, to frame: inout WatchStatus.Frame) {
+        guard FileManager.default.fileExists(atPath: url.path) else { return }
+        frame.preview = WatchService.previewFolder + "/" + url.lastPathComponent
+        let before = PreviewImage.beforeURL(for: url)
+        if FileManager.default.fileExists(atPath: before.path) { frame.before = WatchService.previewFolder + "/" + before.lastPathComponent }
+        if let data = try? Data(contentsOf: PreviewImage.factsURL(for: url)), let facts = try? JSONDecoder().decode(PreviewImage.Facts.self, from: data) {
+            frame.camera = facts.camera ?? frame.camera
+            frame.exposure = facts.exposure
+        }
+    }
+
+    /// Removes a preview with its capture facts and before picture.
+    private static func removePreview(_ url: URL) {
+        for u in [url, PreviewImage.factsURL(for: url), PreviewImage.beforeURL(for: url)] { try? FileManager.default.removeItem(at: u) }
     }
 
     /// The folder of the monitor's previews, relative to the output folder (private: never an input or an output).
@@ -459,6 +476,7 @@ public final class WatchService {
                 try OriginalMover.writeNote(note, to: URL(fileURLWithPath: destination.path + ".error.txt"))
             }
             try ledger.append(WatchRecord(op: .moved, seq: seq, path: rel, movedTo: destination.path))
+            publishFrame(seq, reason: reason)
             store.updateEntry(index: seq) { $0.notes.append(WatchLedger.movedNote(destination.path)) }
         } catch {
             notice("\(rel): the original stays in the inbox: \(error)")
@@ -536,6 +554,8 @@ public final class WatchService {
         s.nextLook = pendingLook?.summary
         s.recent = recent
         s.monitor = monitorAddress
+        let redevelops = redevelopRequests.waiting + (redeveloping == nil ? 0 : 1)
+        s.redeveloping = redevelops > 0 ? redevelops : nil
         let recentTimes = finishTimes.filter { now - $0 <= 300 }
         if recentTimes.count >= 2, let first = recentTimes.first, let last = recentTimes.last, last > first {
             let perSecond = Double(recentTimes.count - 1) / (now - first)  // now ≥ last: the rate falls while nothing finishes
@@ -585,6 +605,7 @@ extension WatchService: JobSource {
             }
         }
         if state == .reloading && scheduler.inFlight == 0 { performReload() }
+        try turnRedevelop()
 
         // What the watchers saw.
         if let inotify {
@@ -627,6 +648,7 @@ extension WatchService: JobSource {
     /// `once`: the inbox is converted when nothing settles, waits or was left for a rescan.
     var isExhausted: Bool {
         configuration.once && state == .running && tracker.count == 0 && ready.isEmpty && blocked.isEmpty && !overflowed
+            && redeveloping == nil && redevelopRequests.waiting == 0
     }
 
     func endTurn(now: Double) {
@@ -645,7 +667,10 @@ extension WatchService: JobSource {
         return due.min()
     }
 
-    var wakeDescriptors: [Int32] { [hangup?.wakeFD, inotify?.fd, lookRequests.wakeFD, requestInbox?.fd].compactMap { $0 }.filter { $0 >= 0 } }
+    var wakeDescriptors: [Int32] {
+        ([hangup?.wakeFD, inotify?.fd, lookRequests.wakeFD, redevelopRequests.wakeFD, requestInbox?.fd].compactMap { $0 }
+            + ((redeveloping?.executor as? WorkerPool)?.replyDescriptors ?? [])).filter { $0 >= 0 }
+    }
 
     func jobFinished(_ job: WorkerJob, entry: Manifest.Entry, lost: Bool) throws {
         var entry = entry
@@ -672,5 +697,185 @@ extension WatchService: JobSource {
     func schedulerAbandoned(_ jobs: [WorkerJob]) {
         for job in jobs { inFlight[job.index] = nil }
         notice("abandoned \(jobs.count) file(s) in flight; the next watch converts them")
+    }
+}
+
+// MARK: - Re-developing a frame (the studio monitor)
+
+extension WatchService {
+    /// A re-develop in flight: frame `seq`'s input converted again to `job.output` with the look `label` (digest `digest`).
+    struct Redeveloping {
+        let request: RedevelopRequest
+        let number: Int
+        let rel: String
+        let sha256: String
+        let digest: String
+        let label: String
+        let job: WorkerJob
+        let executor: JobExecutor
+    }
+
+    /// Re-develop number `number`'s preview (of frame `seq`) in `folder`.
+    static func redevelopPreviewURL(in folder: URL, seq: Int, number: Int) -> URL {
+        folder.appendingPathComponent(String(format: "%06d-r%d.jpg", seq, number))
+    }
+
+    /// Tells the monitor's server what it may re-develop: frame `seq` as the journal now records it.
+    private func publishFrame(_ seq: Int, reason: String?) {
+        guard let f = ledger.file(seq), let status = f.status else { return }
+        redevelopRequests.publish(seq, RedevelopRequests.Source(input: f.path, status: status, reason: reason,
+                                                                location: f.movedTo ?? scanner.path(f.path), size: f.signature?.size))
+    }
+
+    /// One turn: collects the re-develop's outcome, and starts the next request when none converts.
+    private func turnRedevelop() throws {
+        if let r = redeveloping { try deliverRedevelop(r.executor.wait(seconds: 0, wakeOn: [])) }
+        guard redeveloping == nil, state == .running || state == .reloading, let request = redevelopRequests.take() else { return }
+        statusDirty = true
+        try startRedevelop(request)
+    }
+
+    /// Checks the request against the journal and the input's content, names the extra output and starts a worker of its
+    /// own with the look: the watch's workers go on as they are. What cannot be done is recorded failed, with a notice.
+    private func startRedevelop(_ request: RedevelopRequest) throws {
+        let seq = request.frame
+        guard let file = ledger.file(seq), file.status == .converted, let sha = file.sha256 else {
+            return notice("monitor: frame \(seq) was not re-developed: the journal records no converted file of that number")
+        }
+        let rel = file.path
+        let location = file.movedTo ?? scanner.path(rel)
+        let number = ledger.redevelopments + 1
+        let item = InputItem(url: URL(fileURLWithPath: location), displayPath: scanner.path(rel), relativePath: rel)
+        func refuse(_ error: LightWorkError, label: String = request.look.summary) throws {
+            var entry = Manifest.Entry(input: Manifest.Input(path: item.displayPath, relativePath: rel), status: .failed,
+                                       reason: "re-develop of frame \(seq) refused: \(error.description)", failureKind: error.kind)
+            entry.input.sha256 = sha
+            try recordRedevelop(seq: seq, number: number, rel: rel, sha: sha, output: nil, entry: entry, digest: store.settingsDigest, label: label)
+        }
+        guard FileSignature.of(location) != nil else { return try refuse(.missingInput("\(location) (the original of frame \(seq) is gone)")) }
+        guard let now = try? SHA256.hex(fileAt: URL(fileURLWithPath: location)), now == sha else {
+            return try refuse(.missingInput("\(location) holds other content than frame \(seq) was converted from (its SHA-256 differs from the journal's)"))
+        }
+        guard let redevelopLook else { return try refuse(.usage("this watch does not re-develop")) }
+        let built: (FileConverter, PlanRules)
+        do { built = try redevelopLook(request.look) } catch {
+            return try refuse(error as? LightWorkError ?? .usage("\(error)"))
+        }
+        let (look, rules) = built
+        let label = WatchStatus.lookLabel(look.settings)
+        let digest = Manifest.digest(settings: look.settings, toolVersion: LightWorkVersion.current)
+        guard let output = redevelopName(item: item, seq: seq, rules: rules, look: request.look, settings: look.settings) else {
+            return try refuse(.usage("no usable name for the extra output (--name '\(rules.name)')"), label: label)
+        }
+        var job = WorkerJob(index: seq, item: item, output: output.path, notes: output.notes, previous: nil)
+        job.notes.append("re-developed on the studio monitor from frame \(seq) with look \(request.look.summary) (\(label))"
+                         + (file.movedTo.map { "; read from \($0)" } ?? ""))
+        job.preview = previewDirectory.map { WatchService.redevelopPreviewURL(in: $0, seq: seq, number: number).path }
+        let executor: JobExecutor
+        switch configuration.batch.isolation {
+        case .inProcess: executor = InProcessExecutor(converter: look)
+        case .workers(let launch):
+            executor = WorkerPool(launch: launch, spec: look.spec, size: 1, timeout: configuration.batch.timeout, recycleAfter: 1)
+        }
+        redeveloping = Redeveloping(request: request, number: number, rel: rel, sha256: sha, digest: digest, label: label, job: job, executor: executor)
+        notice("monitor: re-developing frame \(seq) (\(rel)) with \(label) as \(output.path)")
+        try deliverRedevelop(executor.start(job, estimate: 0))
+    }
+
+    /// The extra output's name: the plan's rules with the look's slug after the name (`IMG_0001-silver-400.jpg`), and a
+    /// number after that when the name is taken by any file, in flight, or recorded as any input's output.
+    private func redevelopName(item: InputItem, seq: Int, rules: PlanRules, look change: LookChange,
+                               settings: ResolvedSettings) -> (path: String, notes: [String])? {
+        var parts: [String] = []
+        if let recipe = change.recipe, !recipe.isEmpty { parts.append(FileNameSafety.slug(recipe, fallback: "recipe")) }
+        if let film = rules.filmName { parts.append(FileNameSafety.slug(film, fallback: "film")) } else { parts.append("no-film") }
+        if rules.filmName != nil, let strength = settings.strength, strength < 100 { parts.append(String(format: "%g", strength)) }
+        var rules = rules
+        rules.filter = configuration.rules.filter
+        rules.onExist = .suffix
+        guard let template = try? OutputNameTemplate(rules.name.source + "-" + parts.joined(separator: "-")) else { return nil }
+        rules.name = template
+        let reserved = Set((inFlight.values.map(\.job.output) + folderOwners.keys).map { $0.lowercased() })
+        let out = converter.outputDirectory
+        let plan = BatchPlanner.plan(items: [item], rules: rules, owner: { _ in nil }, firstIndex: seq, indexWidth: 4) { candidate in
+            var st = stat()
+            return reserved.contains(candidate.lowercased()) || lstat(out.appendingPathComponent(candidate).path, &st) == 0
+        }
+        guard let job = plan.jobs.first, let path = job.outputPath else { return nil }
+        return (path, job.notes)
+    }
+
+    /// The re-develop's outcome: recorded when its worker replied or was lost.
+    private func deliverRedevelop(_ events: [WorkerPool.Event]) throws {
+        for event in events {
+            guard let r = redeveloping else { return }
+            var entry: Manifest.Entry
+            switch event {
+            case let .finished(_, e): entry = e
+            case let .lost(job, error, signal, pid):
+                entry = scheduler.lostEntry(job, error: error, signal: signal, pid: pid)
+                entry.input.sha256 = r.sha256
+            }
+            r.executor.shutdown()
+            redeveloping = nil
+            statusDirty = true
+            if entry.status == .converted, entry.input.sha256 != r.sha256 {
+                // Read while it was being replaced: the output is not of the file the frame shows.
+                try? FileManager.default.removeItem(at: converter.outputDirectory.appendingPathComponent(r.job.output))
+                entry.status = .failed
+                entry.reason = "re-develop of frame \(r.request.frame) refused: the input changed while it was read (its SHA-256 differs from the journal's)"
+                entry.failureKind = .missingInput
+                entry.output = nil
+            }
+            if entry.status == .failed, !(entry.reason ?? "").hasPrefix("re-develop") {
+                entry.reason = "re-develop of frame \(r.request.frame) failed: \(entry.reason ?? "failed")"
+            }
+            try recordRedevelop(seq: r.request.frame, number: r.number, rel: r.rel, sha: r.sha256, output: entry.status == .converted ? r.job.output : nil,
+                                entry: entry, digest: r.digest, label: r.label)
+        }
+    }
+
+    /// Journal first, then manifest: a new entry for the same input (no input index: the file's own entry stays the
+    /// current one of its output), a frame for the monitor, the event, and a notice when it failed.
+    private func recordRedevelop(seq: Int, number: Int, rel: String, sha: String, output: String?, entry: Manifest.Entry,
+                                 digest: String, label: String) throws {
+        var entry = entry
+        entry.input.index = nil
+        try ledger.append(WatchRecord(op: .redeveloped, seq: seq, path: rel, sha256: sha, output: output, entry: entry, settingsDigest: digest))
+        if let output { folderOwners[output] = rel }
+        store.insert(entry, settingsDigest: digest)
+        var frame = WatchStatus.Frame(index: seq, input: rel, output: output, status: entry.status, reason: entry.reason, look: label,
+                                      seconds: entry.timings["total"].map { ($0 * 1000).rounded() / 1000 }, at: Manifest.timestamp(Date()))
+        frame.redevelopment = number
+        if let dir = previewDirectory {
+            if entry.status == .converted { attachPreview(WatchService.redevelopPreviewURL(in: dir, seq: seq, number: number), to: &frame) }
+            // Bounded on disk like the files' previews: the latest `previewsKept` re-develops' are kept.
+            let old = "-r\(number - WatchService.previewsKept).jpg"
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [] where name.hasSuffix(old) {
+                WatchService.removePreview(dir.appendingPathComponent(name))
+            }
+        }
+        recent.append(frame)
+        if recent.count > WatchStatus.recentLimit { recent.removeFirst(recent.count - WatchStatus.recentLimit) }
+        statusDirty = true
+        onEvent(.redeveloped(frame: seq, item: InputItem(url: URL(fileURLWithPath: scanner.path(rel)), displayPath: scanner.path(rel), relativePath: rel),
+                             entry: entry, look: label))
+        if entry.status == .failed { notice("monitor: \(rel): \(entry.reason ?? "re-develop failed")") }
+    }
+
+    /// The watch stops: a re-develop still converting is abandoned (its worker killed, its temporaries removed) and
+    /// those waiting are dropped, each with a notice (they are asked again after a restart; no inbox file is involved).
+    private func endRedevelopments() {
+        if let r = redeveloping {
+            redeveloping = nil
+            for (job, pid) in r.executor.abandonAll() where pid > 0 {
+                TemporaryFileSweeper.sweep(finals: [converter.outputDirectory.appendingPathComponent(job.output)], pid: pid)
+            }
+            r.executor.shutdown()
+            notice("monitor: the re-develop of frame \(r.request.frame) was abandoned: the watch stopped (ask again after a restart)")
+        }
+        for request in redevelopRequests.takeAll() {
+            notice("monitor: frame \(request.frame) was not re-developed: the watch stopped (ask again after a restart)")
+        }
     }
 }

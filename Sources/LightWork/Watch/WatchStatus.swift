@@ -29,6 +29,8 @@ public struct WatchStatus: Codable, Sendable, Equatable {
         public var look: String
         public var seconds: Double?
         public var at: String
+        /// A re-develop's number (`NNNNNN-rK.jpg` is its preview); nil for the file as the inbox brought it.
+        public var redevelopment: Int?
     }
 
     /// The look files that start now get, as the monitor's and `watch --status`'s one line.
@@ -90,6 +92,8 @@ public struct WatchStatus: Codable, Sendable, Equatable {
     public var servedNotice: String?
     /// Set by `lightwork serve`: look changes it handed to the watch (`requests/`) that the watch has not taken yet.
     public var handedLook: String?
+    /// Re-develops asked for on the monitor that wait or convert (nil: none).
+    public var redeveloping: Int?
 
     /// At most this many frames in `recent`.
     public static let recentLimit = 30
