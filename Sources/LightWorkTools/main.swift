@@ -22,6 +22,10 @@ let usage = """
                                       [--truth FILE.json] [--srgb-png FILE.png] [--compression none|ljpeg]
                                       [--cfa RGGB|BGGR|GRBG|GBRG] [--orientation 1..8] [--default-scale H:V]
                                       [--iso N] [--camera MAKE:MODEL:UNIQUECAMERAMODEL]
+      lightwork-tools make-chart-photo -o FILE.dng [--truth FILE.json] [--srgb-png FILE.png] [--seed N] [--width W --height H]
+                                      [--centre X,Y] [--size F] [--rotate DEG] [--keystone K] [--tilt T] [--vignette EV]
+                                      [--grain G] [--iso N] [--no-chart]
+                                            a ColorChecker photographed in a cluttered scene, with its corners as truth
       lightwork-tools make-bench-dng  -o FILE.dng [--width 6000 --height 4000] [--seed N] [--illuminant D65|A]
                                       [--truth FILE.json] [--srgb-png FILE.png]
       lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels|highlights|develop-geometry|develop|encode|demosaic]
@@ -326,6 +330,8 @@ do {
     switch arguments[1] {
     case "make-sample-dng":
         try makeSample(SampleRequest(arguments: arguments.dropFirst(2), defaultWidth: 1536, defaultHeight: 1024), command: arguments[1])
+    case "make-chart-photo":
+        try makeChartPhoto(arguments.dropFirst(2))
     case "make-bench-dng":
         try makeSample(SampleRequest(arguments: arguments.dropFirst(2), defaultWidth: 6000, defaultHeight: 4000), command: arguments[1])
     case "make-tiny-pngs":

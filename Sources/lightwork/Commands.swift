@@ -32,6 +32,8 @@ enum Commands {
                      specs: ManifestCommand.specs, help: ManifestCommand.help, subcommands: ["merge"], run: ManifestCommand.run),
         CommandEntry(name: "verify", synopsis: "SUITE.json", summary: "colour regression suite: render, compare by CIEDE2000, JSON/JUnit/HTML reports",
                      specs: VerifyCommand.specs, help: VerifyCommand.help, run: VerifyCommand.run),
+        CommandEntry(name: "chart", synopsis: "PHOTO", summary: "find a ColorChecker in a photograph and measure ΔE00 per patch against its published values",
+                     specs: ChartCommand.specs, help: ChartCommand.help, run: ChartCommand.run),
         CommandEntry(name: "watch", synopsis: "INBOX -o OUTDIR", summary: "a hot folder: convert every complete file that arrives, exactly once",
                      specs: WatchCommand.specs, help: WatchCommand.help, run: WatchCommand.run),
         CommandEntry(name: "serve", synopsis: "OUTDIR", summary: "the studio monitor beside a watch running without --serve",

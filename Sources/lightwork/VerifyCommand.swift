@@ -61,7 +61,9 @@ enum VerifyCommand {
                   "chart": {"truth": "chart.truth.json", "thresholds": {"mean": 0.5, "max": 1.5}}}]}
     A case may also give "film", "strength", "set" ({"contrast": 35}: UI values), "compression",
     "colorModel" (dng, libraw), "demosaic", "description" and "thresholds"; a chart "exposure"
-    (absolute, match-white). "entitlements" names a pack file unlocked for the suite's renders only.
+    (absolute, match-white). A photographed chart is a chart with "reference" (colorchecker-24-2014,
+    colorchecker-classic or FILE.json) instead of "truth": found and measured as 'lightwork chart' does
+    (optional "corners": [x1, y1, …, x4, y4]), exposure matched by the white patch. "entitlements" names a pack file unlocked for the suite's renders only.
 
     Options:
     \(CommandLineParser.help(specs))

@@ -27,6 +27,14 @@ public struct ChartComparison: Sendable, Codable {
     /// The luminance scale applied (1 for `absolute`).
     public var exposureScale: Double
 
+    /// A photographed chart's measurement (`lightwork chart`) in the figures chart cases report.
+    public init(photo m: ChartMeasurement, threshold: Double) {
+        patches = m.patches.map { PatchResult(name: $0.name, reference: $0.reference, measured: $0.measured, deltaE: $0.deltaE) }
+        statistics = DeltaEStatistics(patches.map(\.deltaE), threshold: threshold)
+        exposure = .matchWhite
+        exposureScale = m.exposureScale
+    }
+
     /// Measures `file` against `truth`; `threshold` is the level the statistics count patches above.
     public init(file: ImageFile, truth: ChartTruth, exposure: Exposure, threshold: Double) throws {
         let reader = try ProfileLab(file)

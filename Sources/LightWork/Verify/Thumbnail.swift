@@ -31,6 +31,12 @@ public enum Thumbnail {
     /// `file` box-filtered to at most `maxEdge` pixels on its long side and converted to sRGB through its own
     /// profile (sRGB assumed when it has none), as PNG.
     public static func png(_ file: ImageFile, maxEdge: Int = 240) throws -> Data {
+        let small = try sRGB8(file, maxEdge: maxEdge)
+        return try png(rgb: small.rgb, width: small.width, height: small.height)
+    }
+
+    /// `file` box-filtered by a whole `step` to at most `maxEdge` on its long side, as 8-bit sRGB through its profile.
+    static func sRGB8(_ file: ImageFile, maxEdge: Int) throws -> (rgb: [UInt8], width: Int, height: Int, step: Int) {
         let (w, h, step) = size(width: file.width, height: file.height, maxEdge: maxEdge)
         let colours = file.channels <= 2 ? 1 : 3
         var small = [UInt16](repeating: 0, count: w * h * colours)
@@ -58,7 +64,7 @@ public enum Thumbnail {
         defer { cmsDeleteTransform(t) }
         var rgb = [UInt8](repeating: 0, count: w * h * 3)
         cmsDoTransform(t, small, &rgb, cmsUInt32Number(w * h))
-        return try png(rgb: rgb, width: w, height: h)
+        return (rgb, w, h, step)
     }
 
     /// Per-pixel ΔE as colours (`heatStops`), reduced to at most `maxEdge` by the largest value in each block, so a

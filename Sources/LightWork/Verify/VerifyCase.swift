@@ -45,8 +45,13 @@ public struct VerifyCase: Sendable, Codable, Equatable {
 
     /// Chart mode settings.
     public struct ChartSpec: Sendable, Codable, Equatable {
-        /// The patch-truth JSON (Samples/scene.truth.json's format).
-        public var truth: String
+        /// The patch-truth JSON (Samples/scene.truth.json's format); or nil with `reference` for a photographed chart.
+        public var truth: String?
+        /// A photographed chart: the published values it is measured against (`lightwork chart --reference`); the
+        /// chart is found in the render as `lightwork chart` finds it, or placed by `corners`.
+        public var reference: String?
+        /// With `reference`: x1,y1,…,x4,y4, the centres of patches 1, 6, 24, 19 (as `lightwork chart --corners`).
+        public var corners: [Double]?
         /// `absolute` (default) or `match-white`.
         public var exposure: ChartComparison.Exposure?
         /// Limits for the per-patch ΔE00 (over the case's).
@@ -93,5 +98,11 @@ public struct VerifyCase: Sendable, Codable, Equatable {
         if let longEdge, longEdge < 1 { throw fail("longEdge", "a whole number of pixels ≥ 1, found \(longEdge)") }
         try thresholds?.validate(file: file, path: "\(path).thresholds")
         try chart?.thresholds?.validate(file: file, path: "\(path).chart.thresholds")
+        if let chart, (chart.truth == nil) == (chart.reference == nil) {
+            throw fail("chart", "a chart gives either a \"truth\" file (a generated chart) or a \"reference\" (a photographed one)")
+        }
+        if let corners = chart?.corners, corners.count != 8 || chart?.reference == nil {
+            throw fail("chart.corners", "corners are 8 numbers x1,y1,…,x4,y4 and go with a \"reference\"")
+        }
     }
 }

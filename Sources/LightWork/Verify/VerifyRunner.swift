@@ -190,16 +190,28 @@ public enum VerifyRunner {
         // Patches against the chart's truth.
         if let chart = c.chart {
             let chartThresholds = chart.thresholds.map { $0.over(thresholds) } ?? thresholds
+            let described = chart.truth ?? "reference \(chart.reference ?? "")"
             do {
-                let truth = try ChartTruth.load(from: renderer.resolve(chart.truth))
-                let cmp = try ChartComparison(file: candidate, truth: truth, exposure: chart.exposure ?? .absolute,
+                let cmp: ChartComparison
+                if let truthPath = chart.truth {
+                    let truth = try ChartTruth.load(from: renderer.resolve(truthPath))
+                    cmp = try ChartComparison(file: candidate, truth: truth, exposure: chart.exposure ?? .absolute,
                                               threshold: chartThresholds.resolved.max!)
-                r.chart = VerifyReport.ChartResult(truth: chart.truth, thresholds: chartThresholds.resolved, comparison: cmp)
+                } else {
+                    // A photographed chart, measured as `lightwork chart` measures it (exposure matched by the white patch).
+                    let reference = try ChartReference.named(chart.reference.map { $0.hasSuffix(".json") ? renderer.resolve($0).path : $0 } ?? "")
+                    let corners = chart.corners.map { c in ChartMeasurement.Corners((0..<4).map { SIMD2(c[2 * $0], c[2 * $0 + 1]) }) }
+                    let m = try ChartMeasurement(file: candidate, reference: reference, corners: corners)
+                    cmp = ChartComparison(photo: m, threshold: chartThresholds.resolved.max!)
+                }
+                r.chart = VerifyReport.ChartResult(truth: described, thresholds: chartThresholds.resolved, comparison: cmp)
                 r.failures += chartThresholds.failures(cmp.statistics, unit: "patches").map { "chart: " + $0 }
             } catch let mismatch as PixelComparison.Mismatch {
                 r.failures.append("chart: \(mismatch.description)")
+            } catch let notFound as ChartNotFound {
+                r.failures.append("chart: no ColorChecker found with confidence: \(notFound.reason); give the case \"corners\"")
             } catch {
-                return setupError("chart truth \(chart.truth): \(error)")
+                return setupError("chart \(described): \(error)")
             }
         }
         if !r.failures.isEmpty { r.status = .failed }

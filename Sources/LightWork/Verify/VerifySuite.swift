@@ -52,7 +52,7 @@ public struct VerifySuite: Sendable, Codable, Equatable {
             guard let c = c as? [String: Any] else { continue }
             try unknownKeys(c, allowed: VerifyCase.keys, file: file, path: "$.cases[\(i)]")
             if let chart = c["chart"] as? [String: Any] {
-                try unknownKeys(chart, allowed: ["truth", "exposure", "thresholds"], file: file, path: "$.cases[\(i)].chart")
+                try unknownKeys(chart, allowed: ["truth", "reference", "corners", "exposure", "thresholds"], file: file, path: "$.cases[\(i)].chart")
             }
         }
         let suite: VerifySuite
