@@ -77,6 +77,11 @@ function render(s) {
   const next = $("next-look");
   next.hidden = !s.nextLook;
   next.textContent = s.nextLook ? "next: " + s.nextLook + " (after the files in flight)" : "";
+  // From `lightwork serve`: a change handed to the watch and not yet taken, and why the page is read-only.
+  if (!s.nextLook && s.handedLook) { next.hidden = false; next.textContent = "next: " + s.handedLook + " (handed to the watch)"; }
+  const notice = $("served-notice");
+  notice.hidden = !s.servedNotice;
+  setText("served-notice", s.servedNotice || "");
   setText("rate", s.perMinute !== undefined && s.perMinute !== null ? String(s.perMinute) : "–");
   setText("eta", s.secondsToEmpty ? duration(s.secondsToEmpty) : (s.waiting + s.queued + s.inProgress === 0 ? "empty" : "–"));
   setText("count-waiting", String(s.waiting));
@@ -198,7 +203,7 @@ function connect() {
   events.addEventListener("status", e => render(JSON.parse(e.data)));
   events.addEventListener("watch", e => {
     const event = JSON.parse(e.data);
-    if (event.event === "notice") setText("look-message", event.message);
+    if (event.event === "notice" || event.event === "lookHanded" || event.event === "lookTaken") setText("look-message", event.message);
     if (event.event === "redeveloped") {
       setText("look-message", "Re-developed " + event.input + " as " + event.output + " (" + event.look + ")");
       document.body.dataset.redeveloped = event.output;

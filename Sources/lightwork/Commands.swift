@@ -36,6 +36,8 @@ enum Commands {
                      specs: ChartCommand.specs, help: ChartCommand.help, run: ChartCommand.run),
         CommandEntry(name: "watch", synopsis: "INBOX -o OUTDIR", summary: "a hot folder: convert every complete file that arrives, exactly once",
                      specs: WatchCommand.specs, help: WatchCommand.help, run: WatchCommand.run),
+        CommandEntry(name: "serve", synopsis: "OUTDIR", summary: "the studio monitor beside a watch running without --serve",
+                     specs: ServeCommand.specs, help: ServeCommand.help, run: ServeCommand.run),
         CommandEntry(name: "completion", synopsis: "bash|zsh", summary: "print a shell completion script (see its --help)",
                      specs: CompletionCommand.specs, help: CompletionCommand.help, subcommands: ["bash", "zsh"], run: CompletionCommand.run),
         CommandEntry(name: "worker", synopsis: "", summary: "a batch worker process (started by convert and watch)",

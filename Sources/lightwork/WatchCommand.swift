@@ -145,9 +145,14 @@ enum WatchCommand {
         let service = WatchService(converter: converter, configuration: configuration)
         var monitor: MonitorServer?
         var catalog: MonitorCatalog?
+        var monitorLock: MonitorLock?
+        defer { withExtendedLifetime(monitorLock) {} }
         if let address = parsed.value("serve") {
             do {
-                (monitor, catalog) = try startMonitor(address, parsed: parsed, service: service)
+                (monitor, catalog, monitorLock) = try startMonitor(address, parsed: parsed, service: service)
+            } catch let busy as MonitorBusy {
+                FileHandle.standardError.write(Data("lightwork watch: \(busy)\n".utf8))
+                return 2
             } catch {
                 return usageError(error)
             }
@@ -155,13 +160,18 @@ enum WatchCommand {
             console.event(["event": "serving", "url": monitor!.url])
         } else if parsed.value("token") != nil {
             return usageError(LightWorkError.usage("--token goes with --serve"))
+        } else {
+            // A `lightwork serve OUTDIR` may attach at any time.
+            service.monitorLink = MonitorLink(output: converter.outputDirectory)
         }
+        let link = service.monitorLink
         defer { monitor?.stop() }
         // SIGHUP: the recipe is read into a new spec; workers started after it are sent that spec. The monitor's look
         // changes are kept and laid over the command line's flags at every reload after them.
         let engine = converter.engine
         var chosen = LookChange()
-        let monitorCatalog = catalog
+        // Nil for a watch without --serve until a `lightwork serve` hands it a change.
+        var monitorCatalog = catalog
         func lookConverter(_ look: LookChange) throws -> (FileConverter, PlanRules) {
             var p = parsed
             if let r = look.recipe {
@@ -176,7 +186,14 @@ enum WatchCommand {
             return (try FileConverter(spec: spec, engine: engine), try ExportArguments.rules(p, spec: spec))
         }
         service.reload = { change in
-            if let change { chosen.overlay(change) }
+            if let change {
+                // From `lightwork serve`, a request file: checked here against this watch's own catalog.
+                if monitorCatalog == nil {
+                    monitorCatalog = MonitorCatalog.load(profiles: try ProfilesDirectory.locate(), ownRecipe: parsed.value("recipe").map { URL(fileURLWithPath: $0) })
+                }
+                if let problem = monitorCatalog?.problem(with: change) { throw LightWorkError.usage(problem) }
+                chosen.overlay(change)
+            }
             return try lookConverter(chosen)
         }
         // A re-develop: the look in use (the flags and the monitor's changes so far) with the request's laid over it.
@@ -189,7 +206,7 @@ enum WatchCommand {
         }
         do {
             let outcome = try service.run { event in
-                report(event, console: console, manifestURL: configuration.manifestURL, monitor: monitor)
+                report(event, console: console, manifestURL: configuration.manifestURL, monitor: monitor, link: link)
             }
             let s = service.status()
             console.event(["event": "stopped", "converted": s.converted, "skipped": s.skipped, "failed": s.failed,
@@ -227,25 +244,33 @@ enum WatchCommand {
         return url
     }
 
-    /// The monitor's server for `--serve ADDR:PORT`: a token off loopback (given or generated), previews under OUT.
-    static func startMonitor(_ address: String, parsed: ParsedArguments, service: WatchService) throws -> (MonitorServer, MonitorCatalog) {
-        let (host, port) = try MonitorServer.Configuration.parseAddress(address)
+    /// The monitor's server for `--serve ADDR:PORT`: a token off loopback (given or generated), previews under OUT,
+    /// and the monitor's lock of OUT (no `lightwork serve` beside it).
+    static func startMonitor(_ address: String, parsed: ParsedArguments, service: WatchService) throws -> (MonitorServer, MonitorCatalog, MonitorLock) {
         let profiles = try ProfilesDirectory.locate()
         let previews = service.converter.outputDirectory.appendingPathComponent(WatchService.previewFolder)
-        try FileManager.default.createDirectory(at: previews, withIntermediateDirectories: true)
-        var c = MonitorServer.Configuration(assets: profiles.appendingPathComponent("monitor"), previews: previews)
-        c.host = host
-        c.port = port
-        c.token = parsed.value("token") ?? (c.isLoopback ? nil : MonitorServer.randomToken())
-        if let t = c.token, t.count < 16 || !t.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) {
-            throw LightWorkError.usage("--token needs at least 16 letters, digits, '-' or '_'")
-        }
+        let lock = try MonitorLink(output: service.converter.outputDirectory).lock(output: service.converter.outputDirectory)
+        let c = try monitorConfiguration(address, token: parsed.value("token"), profiles: profiles, previews: previews)
         let catalog = MonitorCatalog.load(profiles: profiles, ownRecipe: parsed.value("recipe").map { URL(fileURLWithPath: $0) })
         let requests = service.lookRequests
         let server = try MonitorServer(configuration: c, catalog: catalog, redevelop: service.redevelopRequests) { requests.submit($0) }
         service.previewDirectory = previews
         service.monitorAddress = server.url.components(separatedBy: "?").first
-        return (server, catalog)
+        return (server, catalog, lock)
+    }
+
+    /// `--serve [ADDR:]PORT` and `--token` (checked; generated off loopback when not given), for watch and serve alike.
+    static func monitorConfiguration(_ address: String, token: String?, profiles: URL, previews: URL) throws -> MonitorServer.Configuration {
+        let (host, port) = try MonitorServer.Configuration.parseAddress(address)
+        try FileManager.default.createDirectory(at: previews, withIntermediateDirectories: true)
+        var c = MonitorServer.Configuration(assets: profiles.appendingPathComponent("monitor"), previews: previews)
+        c.host = host
+        c.port = port
+        c.token = token ?? (c.isLoopback ? nil : MonitorServer.randomToken())
+        if let t = c.token, t.count < 16 || !t.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) {
+            throw LightWorkError.usage("--token needs at least 16 letters, digits, '-' or '_'")
+        }
+        return c
     }
 
     static func usageError(_ error: Error) -> Int32 {
@@ -254,9 +279,9 @@ enum WatchCommand {
     }
 
     /// One event: a log line (stderr, for journald) and/or a JSON event (stdout).
-    static func report(_ event: WatchService.Event, console: Console, manifestURL: URL, monitor: MonitorServer? = nil) {
-        // Each JSON event goes to stdout (--json) and to the monitor's streams alike.
-        let console = EventFanout(console: console, monitor: monitor)
+    static func report(_ event: WatchService.Event, console: Console, manifestURL: URL, monitor: MonitorServer? = nil, link: MonitorLink? = nil) {
+        // Each JSON event goes to stdout (--json) and to the monitor's streams alike (its own, or an attached `serve`'s).
+        let console = EventFanout(console: console, monitor: monitor, link: link)
         switch event {
         case let .started(backlog, mode):
             console.event(["event": "started", "backlog": backlog, "mode": mode, "manifest": manifestURL.path])
@@ -309,10 +334,13 @@ enum WatchCommand {
 struct EventFanout {
     let console: Console
     let monitor: MonitorServer?
+    /// Set when the watch does not serve: the events go to `lightwork serve` while one is attached.
+    var link: MonitorLink? = nil
 
     func event(_ fields: [String: Any]) {
         console.event(fields)
         monitor?.publish(event: fields)
+        link?.append(event: fields)
     }
     func info(_ text: String) { console.info(text) }
     func verbose(_ text: String) { console.verbose(text) }

@@ -30,7 +30,7 @@ final class CompletionTests: XCTestCase {
         let script = try CLIRunner.run(["completion", "zsh"])
         XCTAssertEqual(script.status, 0, script.stderr)
         XCTAssertTrue(script.stdout.hasPrefix("#compdef lightwork"))
-        for command in ["convert", "watch", "verify", "chart", "info", "films", "filters", "manifest"] {
+        for command in ["convert", "watch", "serve", "verify", "chart", "info", "films", "filters", "manifest"] {
             XCTAssertTrue(script.stdout.contains("'\(command):"), "zsh completion lacks \(command)")
         }
         XCTAssertTrue(script.stdout.contains("'--long-edge=["))

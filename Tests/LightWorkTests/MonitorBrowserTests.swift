@@ -14,13 +14,7 @@ final class MonitorBrowserTests: XCTestCase {
         try m.start()
         defer { m.stop() }
         let shot = MonitorFixture.outputFolder.appendingPathComponent("monitor-live.png")
-        let selector = "#filmstrip li[data-input=\"live1.dng\"] img"
-        let browser = try MonitorFixture.Browser(page: m.url, steps: [
-            ["wait": "document.body.dataset.ready === '1' && Number(document.body.dataset.catalog) > 0", "timeout": 20],
-            ["mark": "ready"],
-            ["wait": "(() => { const i = document.querySelector('\(selector)'); const big = document.getElementById('latest-img');"
-                + " return i && i.complete && i.naturalWidth > 0 && big.complete && big.naturalWidth > 0 && !big.hidden; })()", "timeout": 15],
-            ["mark": "shown"],
+        let browser = try MonitorFixture.Browser(page: m.url, steps: MonitorFixture.shownSteps(input: "live1.dng") + [
             ["eval": "JSON.stringify({name: document.getElementById('latest-name').textContent, converted: document.getElementById('count-converted').textContent,"
                 + " width: document.getElementById('latest-img').naturalWidth, look: document.getElementById('look').textContent,"
                 + " connection: document.getElementById('connection').textContent})"],

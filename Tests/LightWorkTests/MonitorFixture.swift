@@ -115,6 +115,19 @@ final class MonitorFixture {
             .first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 
+    /// Steps 0…3 of a page test: wait until the page is ready (mark "ready"), then until `input`'s filmstrip thumbnail
+    /// and the large picture are loaded (mark "shown").
+    static func shownSteps(input: String) -> [[String: Any]] {
+        let selector = "#filmstrip li[data-input=\"\(input)\"] img"
+        return [
+            ["wait": "document.body.dataset.ready === '1' && Number(document.body.dataset.catalog) > 0", "timeout": 20],
+            ["mark": "ready"],
+            ["wait": "(() => { const i = document.querySelector('\(selector)'); const big = document.getElementById('latest-img');"
+                + " return i && i.complete && i.naturalWidth > 0 && big.complete && big.naturalWidth > 0 && !big.hidden; })()", "timeout": 15],
+            ["mark": "shown"],
+        ]
+    }
+
     /// A step's value from a report (by position).
     static func value(_ report: [String: Any], step: Int) -> Any? {
         ((report["steps"] as? [[String: Any]]) ?? []).dropFirst(step).first?["value"]

@@ -67,7 +67,8 @@ public final class MonitorServer: @unchecked Sendable {
     private let csrf: String
     private let catalogJSON: Data
     private let catalog: MonitorCatalog
-    private let onLook: @Sendable (LookChange) -> Void
+    private let onLook: @Sendable (LookChange) throws -> Void
+    private let lookRefusal = LockedBox<String?>(nil)
     /// Where `POST /api/redevelop` requests go; nil: re-developing is not offered (404).
     private let redevelop: RedevelopRequests?
     private let assets: [String: (type: String, body: Data)]
@@ -75,8 +76,9 @@ public final class MonitorServer: @unchecked Sendable {
     private let buckets = LockedBox<(requests: TokenBucket, changes: TokenBucket)>((TokenBucket(rate: 1, burst: 1), TokenBucket(rate: 1, burst: 1)))
 
     /// Starts serving; throws when the page's files are missing or the address cannot be bound.
+    /// `onLook` takes each accepted change (a throw answers 503 with its reason: the change was not passed on).
     public init(configuration: Configuration, catalog: MonitorCatalog, redevelop: RedevelopRequests? = nil,
-                onLook: @escaping @Sendable (LookChange) -> Void) throws {
+                onLook: @escaping @Sendable (LookChange) throws -> Void) throws {
         self.configuration = configuration
         self.catalog = catalog
         self.onLook = onLook
@@ -139,6 +141,10 @@ public final class MonitorServer: @unchecked Sendable {
         latestStatus.withLock { $0 = json }
         send(event: "status", json: json, snapshot: true, to: server)
     }
+
+    /// Why look changes are refused now (409 with this reason), nil when they are taken: `lightwork serve` while no
+    /// watch runs on its folder.
+    public func refuseLooks(_ reason: String?) { lookRefusal.withLock { $0 = reason } }
 
     /// One of the watch's JSON events (the `--json` lines), to every stream.
     public func publish(event fields: [String: Any]) {
@@ -259,7 +265,8 @@ public final class MonitorServer: @unchecked Sendable {
             return text(r, 400, "the body is not a look change: {\"recipe\":…, \"film\":…, \"strength\":…}\n")
         }
         if let problem = catalog.problem(with: change) { return text(r, 400, problem + "\n") }
-        onLook(change)
+        if let refusal = lookRefusal.withLock({ $0 }) { return text(r, 409, refusal + "\n") }
+        do { try onLook(change) } catch { return text(r, 503, "the look change was not passed on: \(error)\n") }
         let answer: [String: Any] = ["accepted": true, "look": change.summary, "applies": "to files that start after those in flight"]
         reply(r, 202, "application/json", (try? JSONSerialization.data(withJSONObject: answer, options: [.sortedKeys])) ?? Data())
     }

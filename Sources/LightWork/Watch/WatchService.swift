@@ -46,6 +46,10 @@ public final class WatchService {
     public var previewDirectory: URL?
     /// The monitor's address, shown in the status; nil when not serving.
     public var monitorAddress: String?
+    /// The files a `lightwork serve` beside this watch shares with it (set when the watch does not serve itself):
+    /// while one is attached, files get previews; its look changes arrive in `requests/`.
+    public var monitorLink: MonitorLink?
+    private var requestInbox: MonitorRequestInbox?
     /// Look changes from the monitor's server threads.
     public let lookRequests = LookRequests()
     /// Re-develop requests from the monitor's server threads, and the frames they may name.
@@ -171,6 +175,7 @@ public final class WatchService {
             watcher.onNotice = { [weak self] in self?.notice($0) }
             inotify = watcher
         }
+        if let link = monitorLink { openRequestInbox(link) }
         moveFinishedOriginals()
         let now = WatchService.clock()
         var backlog = 0
@@ -201,6 +206,18 @@ public final class WatchService {
         writeStatus(now: WatchService.clock())
         if let fatal { throw fatal }
         return outcome
+    }
+
+    /// Look changes a `lightwork serve` beside the watch hands over; those left from before this watch are dropped.
+    private func openRequestInbox(_ link: MonitorLink) {
+        do {
+            let inbox = try MonitorRequestInbox(link: link)
+            let dropped = inbox.dropLeftovers()
+            if dropped > 0 { notice("monitor: dropped \(dropped) look change(s) left from before this watch began") }
+            requestInbox = inbox
+        } catch {
+            notice("monitor: look changes from 'lightwork serve' cannot reach this watch: \(error)")
+        }
     }
 
     /// The watch is one run of the output folder's export ledger, which then lists every file its journal records
@@ -275,7 +292,9 @@ public final class WatchService {
     private func start(_ job: WorkerJob, sha: String, signature: FileSignature, digest: String) -> WorkerJob {
         var job = job
         if let lookNote { job.notes.append(lookNote) }
-        job.preview = previewDirectory.map { WatchService.previewURL(in: $0, seq: job.index).path }
+        // Previews for its own server, or for a `lightwork serve` attached now (asked once per file).
+        let previews = previewDirectory ?? monitorLink.flatMap { $0.isAttached ? $0.previews : nil }
+        job.preview = previews.map { WatchService.previewURL(in: $0, seq: job.index).path }
         inFlight[job.index] = InFlight(seq: job.index, relativePath: job.relativePath, sha256: sha, signature: signature, job: job,
                                        settingsDigest: digest, started: WatchService.clock(), look: WatchStatus.lookLabel(converter.settings))
         statusDirty = true
@@ -367,12 +386,12 @@ public final class WatchService {
         var entry = entry
         entry.input.index = f.seq
         try record(seq: f.seq, rel: f.relativePath, sha: entry.input.sha256 ?? f.sha256, signature: f.signature, entry: entry, digest: f.settingsDigest,
-                   look: f.look)
+                   look: f.look, preview: f.job.preview.map { URL(fileURLWithPath: $0) })
     }
 
     /// Records a file's outcome (journal first, then manifest), then moves the original when asked.
     private func record(seq: Int, rel: String, sha: String, signature: FileSignature, entry: Manifest.Entry, digest: String,
-                        look: String? = nil) throws {
+                        look: String? = nil, preview: URL? = nil) throws {
         var entry = entry
         entry.input.index = seq
         try ledger.append(WatchRecord(op: .done, seq: seq, path: rel, sha256: sha, signature: signature, entry: entry, settingsDigest: digest))
@@ -386,13 +405,14 @@ public final class WatchService {
             if recentFailures.count > 20 { recentFailures.removeFirst(recentFailures.count - 20) }
         }
         moveOriginal(seq: seq, rel: rel, status: entry.status, reason: entry.reason, sha: sha)
-        remember(seq: seq, rel: rel, entry: entry, look: look ?? WatchStatus.lookLabel(converter.settings))
+        remember(seq: seq, rel: rel, entry: entry, look: look ?? WatchStatus.lookLabel(converter.settings), preview: preview)
         statusDirty = true
         onEvent(.finished(item: item(rel), entry: entry))
     }
 
-    /// The frame the monitor shows for a finished file (its preview and capture facts, when the worker made them).
-    private func remember(seq: Int, rel: String, entry: Manifest.Entry, look: String) {
+    /// The frame the monitor shows for a finished file (its preview and capture facts, when the worker was asked for
+    /// them at `preview`).
+    private func remember(seq: Int, rel: String, entry: Manifest.Entry, look: String, preview: URL?) {
         let now = WatchService.clock()
         finishTimes.append(now)
         finishTimes.removeAll { now - $0 > 300 }
@@ -401,8 +421,9 @@ public final class WatchService {
                                       at: Manifest.timestamp(Date()))
         let camera = [entry.input.make, entry.input.model].compactMap { $0 }.joined(separator: " ")
         frame.camera = camera.isEmpty ? nil : camera
-        if let dir = previewDirectory {
-            if entry.status == .converted { attachPreview(WatchService.previewURL(in: dir, seq: seq), to: &frame) }
+        if let url = preview {
+            let dir = url.deletingLastPathComponent()
+            if entry.status == .converted { attachPreview(url, to: &frame) }
             // Bounded on disk: the previews of files long gone from the filmstrip are removed.
             WatchService.removePreview(WatchService.previewURL(in: dir, seq: seq - WatchService.previewsKept))
         }
@@ -569,6 +590,9 @@ extension WatchService: JobSource {
             statusDirty = true
             notice(inFlight.isEmpty ? "SIGHUP: reloading the recipe" : "SIGHUP: reloading the recipe once the \(inFlight.count) file(s) in flight are done")
         }
+        if let inbox = requestInbox {
+            for change in inbox.take(problem: { self.notice($0) }) { lookRequests.submit(change) }
+        }
         if let change = lookRequests.take() {
             if reload != nil, state == .running || state == .reloading {
                 // A change still waiting for the files in flight keeps what this one leaves out.
@@ -644,7 +668,7 @@ extension WatchService: JobSource {
     }
 
     var wakeDescriptors: [Int32] {
-        ([hangup?.wakeFD, inotify?.fd, lookRequests.wakeFD, redevelopRequests.wakeFD].compactMap { $0 }
+        ([hangup?.wakeFD, inotify?.fd, lookRequests.wakeFD, redevelopRequests.wakeFD, requestInbox?.fd].compactMap { $0 }
             + ((redeveloping?.executor as? WorkerPool)?.replyDescriptors ?? [])).filter { $0 >= 0 }
     }
 

@@ -87,6 +87,11 @@ public struct WatchStatus: Codable, Sendable, Equatable {
     public var secondsToEmpty: Double?
     /// The studio monitor's address (`--serve`), nil when not serving.
     public var monitor: String?
+    /// Set by `lightwork serve` on the status it serves, never by the watch: why the page is read-only (no watch
+    /// runs), nil while the watch runs.
+    public var servedNotice: String?
+    /// Set by `lightwork serve`: look changes it handed to the watch (`requests/`) that the watch has not taken yet.
+    public var handedLook: String?
     /// Re-develops asked for on the monitor that wait or convert (nil: none).
     public var redeveloping: Int?
 
