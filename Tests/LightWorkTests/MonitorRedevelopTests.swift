@@ -157,15 +157,20 @@ final class MonitorRedevelopTests: XCTestCase {
                 XCTAssertEqual(l.takeSeq(), 1)
                 try l.append(WatchRecord(op: .start, seq: 1, path: "a.dng", sha256: "AAA", signature: sig, output: "a.jpg"))
                 try l.append(WatchRecord(op: .done, seq: 1, path: "a.dng", sha256: "AAA", signature: sig, entry: entry("a.jpg"), settingsDigest: "D1"))
+                try l.append(WatchRecord(op: .redevelopStart, seq: 1, path: "a.dng", sha256: "AAA", output: "a-film-60.jpg", settingsDigest: "D2"))
                 try l.append(WatchRecord(op: .redeveloped, seq: 1, path: "a.dng", sha256: "AAA", output: "a-film-60.jpg", entry: entry("a-film-60.jpg"),
                                          settingsDigest: "D2"))
+                try l.append(WatchRecord(op: .redevelopStart, seq: 1, path: "a.dng", sha256: "AAA", output: "a-no-film.jpg", settingsDigest: "D1"))
                 try l.append(WatchRecord(op: .redeveloped, seq: 1, path: "a.dng", sha256: "AAA", entry: entry(nil, .failed), settingsDigest: "D1"))
+                // A third started and never recorded: a kill came before its `redeveloped` record.
+                try l.append(WatchRecord(op: .redevelopStart, seq: 1, path: "a.dng", sha256: "AAA", output: "a-film-60-2.jpg", settingsDigest: "D2"))
                 XCTAssertEqual(l.redevelopments, 2)
         }
         do {
             let l = try WatchLedger(url: url)
-            XCTAssertEqual(l.linesAtOpen, 4)
-            XCTAssertEqual(l.linesAfterCompaction, 3, "start+done became one record; both re-develops kept")
+            XCTAssertEqual(l.linesAtOpen, 7)
+            XCTAssertEqual(l.interruptedRedevelops, ["a-film-60-2.jpg"], "the start without its record, for the watch to remove")
+            XCTAssertEqual(l.linesAfterCompaction, 3, "start+done became one record; both re-develops kept, their starts dropped")
             XCTAssertEqual(l.redevelopments, 2)
             XCTAssertEqual(l.nextSeq, 2, "a re-develop takes no file number")
             XCTAssertEqual(l.counts.converted, 1)
@@ -178,6 +183,7 @@ final class MonitorRedevelopTests: XCTestCase {
         }
         let reopened = try WatchLedger(url: url)
         XCTAssertEqual(reopened.linesAtOpen, 3)
+        XCTAssertEqual(reopened.interruptedRedevelops, [], "resolved at the open that found it")
         XCTAssertEqual(reopened.replayedEntries.count, 3)
     }
 

@@ -40,6 +40,9 @@ public final class WatchLedger {
 
     /// Re-develops recorded (`redeveloped` records), in journal order: the next one is numbered `redevelopments + 1`.
     public private(set) var redevelopments = 0
+    /// Outputs of re-develops started but not recorded when the journal was opened (a kill came between): the
+    /// watch removes them at start, since no entry describes them. Compaction drops their start records.
+    public private(set) var interruptedRedevelops: [String] = []
 
     /// The entries recorded `done`, in file order, then the re-develops', for the manifest (read once at open).
     public private(set) var replayedEntries: [(entry: Manifest.Entry, settingsDigest: String?)] = []
@@ -78,6 +81,7 @@ public final class WatchLedger {
         var entries: [Int: (Manifest.Entry, String?)] = [:]
         var compact: [Int: WatchRecord] = [:]
         var redeveloped: [WatchRecord] = []
+        var pendingRedevelops: [String: Int] = [:]
         for line in data.prefix(complete).split(separator: 0x0A) where !line.isEmpty {
             guard let record = try? decoder.decode(WatchRecord.self, from: Data(line)) else { droppedLines += 1; continue }
             linesAtOpen += 1
@@ -91,9 +95,15 @@ public final class WatchLedger {
                 done.output = record.output ?? files[record.seq]?.output
                 compact[record.seq] = done
             case .moved: compact[record.seq]?.movedTo = record.movedTo
-            case .redeveloped: redeveloped.append(record)
+            case .redeveloped:
+                // Re-develops run one at a time: a record (converted or failed, with or without output) ends the one started.
+                redeveloped.append(record)
+                pendingRedevelops.removeAll()
+            case .redevelopStart:
+                if let o = record.output { pendingRedevelops[o] = record.seq }
             }
         }
+        interruptedRedevelops = pendingRedevelops.keys.sorted()
         replayedEntries = entries.keys.sorted().map { (entries[$0]!.0, entries[$0]!.1) }
             + redeveloped.compactMap { r in r.entry.map { ($0, r.settingsDigest) } }
         linesAfterCompaction = compact.count + redeveloped.count
@@ -160,6 +170,11 @@ public final class WatchLedger {
             }
         case .moved:
             state.movedTo = r.movedTo
+        case .redevelopStart:
+            // The extra output's name is claimed while it converts; the file itself is unchanged.
+            if let o = r.output { owners[o] = state.path }
+            files[r.seq] = state
+            return
         case .redeveloped:
             // An extra output of a finished file: claimed by its input, nothing else about the file changes.
             redevelopments += 1

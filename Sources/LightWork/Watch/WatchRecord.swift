@@ -4,10 +4,12 @@ import Foundation
 /// on it. A file's life is `start` (its content hash and the output name it was given, written before a
 /// worker touches it), `done` (its manifest entry: converted, skipped as a duplicate, or failed) and,
 /// when the original was moved, `moved`. A `redeveloped` record is an extra output made from a finished file on the
-/// studio monitor's request (its entry, output and settings digest): it is no new file and changes no count.
+/// studio monitor's request (its entry, output and settings digest): it is no new file and changes no count. Its
+/// `redevelopStart` (the output name, written before the worker is sent the job) lets a restart after a kill remove
+/// an extra output that was written but never recorded.
 public struct WatchRecord: Codable, Sendable, Equatable {
     public enum Operation: String, Codable, Sendable {
-        case start, done, moved, redeveloped
+        case start, done, moved, redeveloped, redevelopStart
     }
 
     public var op: Operation

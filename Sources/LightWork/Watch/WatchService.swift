@@ -157,7 +157,13 @@ public final class WatchService {
         for seq in ledger.files.keys.sorted().suffix(RedevelopRequests.framesKept) { publishFrame(seq, reason: store.entry(index: seq)?.reason) }
 
         // Temporaries a killed run left beside the outputs it had started, the manifest and the status file.
-        let finals = ledger.unfinished.compactMap { $0.output.map { converter.outputDirectory.appendingPathComponent($0) } }
+        let unrecorded = ledger.interruptedRedevelops.map { converter.outputDirectory.appendingPathComponent($0) }
+        // A re-develop a kill interrupted: its output, if written, is described by no entry, so it goes.
+        for url in unrecorded where FileManager.default.fileExists(atPath: url.path) {
+            try? FileManager.default.removeItem(at: url)
+            notice("monitor: the re-develop writing \(url.path) was interrupted by a kill before it was recorded; its output is removed (ask again)")
+        }
+        let finals = ledger.unfinished.compactMap { $0.output.map { converter.outputDirectory.appendingPathComponent($0) } } + unrecorded
             + [configuration.manifestURL, configuration.statusURL]
         let swept = TemporaryFileSweeper.sweep(finals: finals)
         if swept > 0 { notice("removed \(swept) temporary file(s) left by an interrupted watch") }
@@ -777,6 +783,8 @@ extension WatchService {
         case .workers(let launch):
             executor = WorkerPool(launch: launch, spec: look.spec, size: 1, timeout: configuration.batch.timeout, recycleAfter: 1)
         }
+        // Journaled before the worker writes: a kill before the `redeveloped` record leaves a start the restart resolves.
+        try ledger.append(WatchRecord(op: .redevelopStart, seq: seq, path: rel, sha256: sha, output: output.path, settingsDigest: digest))
         redeveloping = Redeveloping(request: request, number: number, rel: rel, sha256: sha, digest: digest, label: label, job: job, executor: executor)
         notice("monitor: re-developing frame \(seq) (\(rel)) with \(label) as \(output.path)")
         try deliverRedevelop(executor.start(job, estimate: 0))
