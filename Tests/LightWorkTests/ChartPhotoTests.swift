@@ -114,6 +114,10 @@ final class ChartPhotoTests: XCTestCase {
         XCTAssertEqual(classic.reference, "colorchecker-classic")
         print(String(format: "chart hand DNG against colorchecker-classic: mean %.2f max %.2f (against colorchecker-24-2014: mean %.2f)", classic.mean, classic.max, m.mean))
         XCTAssertGreaterThan(classic.mean, m.mean)
+        // Overexposed by 3 EV, the white patch clips: exposure cannot be matched by it, so nothing is reported.
+        let over = try CLIRunner.run(["chart", s.dng.path, "--corners", given, "--exposure", "3"])
+        XCTAssertEqual(over.status, 1, over.stderr)
+        XCTAssertTrue(over.stderr.contains("patch 19 (white 9.5), which the exposure is matched by, is clipped in"), over.stderr)
         // Wrong corner counts and unknown references are usage errors.
         XCTAssertEqual(try CLIRunner.run(["chart", s.dng.path, "--corners", "1,2,3"]).status, 2)
         XCTAssertEqual(try CLIRunner.run(["chart", s.dng.path, "--reference", "nonesuch"]).status, 2)

@@ -265,7 +265,7 @@ public enum ChartDetector {
     }
 }
 
-/// The chart could not be found with confidence; `reason` names the test that failed.
+/// The chart could not be found with confidence, or not measured (its white patch clipped); `reason` names the test that failed.
 public struct ChartNotFound: Error, CustomStringConvertible, Sendable {
     public let reason: String
     public var description: String { reason }

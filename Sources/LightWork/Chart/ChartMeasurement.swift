@@ -135,6 +135,12 @@ public struct ChartMeasurement: Sendable, Codable {
         let white = ChartReference.whiteIndex
         let referenceY = CIE.labToXYZ(reference.patches[white].lab).y
         guard sampled[white].xyz.y > 0 else { throw ChartNotFound(reason: "the white patch measures black") }
+        // Exposure is matched by the white patch: clipped beyond what the trimmed mean drops, it would scale every
+        // patch wrongly, so the measurement is refused rather than reported.
+        guard sampled[white].clipped <= ChartMeasurement.trim else {
+            throw ChartNotFound(reason: String(format: "patch 19 (%@), which the exposure is matched by, is clipped in %.0f %% of its pixels: expose the chart lower",
+                                               reference.patches[white].name, sampled[white].clipped * 100))
+        }
         let scale = referenceY / sampled[white].xyz.y
         exposureScale = scale
         exposureMatch = "Y of patch 19 (\(reference.patches[white].name)) scaled to the reference's (XYZ D50, every patch by the same factor)"
