@@ -185,24 +185,28 @@ enum WatchCommand {
             let spec = try makeSpec(p)
             return (try FileConverter(spec: spec, engine: engine), try ExportArguments.rules(p, spec: spec))
         }
+        // A change from `lightwork serve` arrives as a request file: checked here against this watch's own catalog
+        // (its server checked the changes posted to it already; checking again is cheap).
+        func check(_ change: LookChange) throws {
+            if monitorCatalog == nil {
+                monitorCatalog = MonitorCatalog.load(profiles: try ProfilesDirectory.locate(), ownRecipe: parsed.value("recipe").map { URL(fileURLWithPath: $0) })
+            }
+            if let problem = monitorCatalog?.problem(with: change) { throw LightWorkError.usage(problem) }
+        }
         service.reload = { change in
             if let change {
-                // From `lightwork serve`, a request file: checked here against this watch's own catalog.
-                if monitorCatalog == nil {
-                    monitorCatalog = MonitorCatalog.load(profiles: try ProfilesDirectory.locate(), ownRecipe: parsed.value("recipe").map { URL(fileURLWithPath: $0) })
-                }
-                if let problem = monitorCatalog?.problem(with: change) { throw LightWorkError.usage(problem) }
+                try check(change)
                 chosen.overlay(change)
             }
             return try lookConverter(chosen)
         }
-        // A re-develop: the look in use (the flags and the monitor's changes so far) with the request's laid over it.
-        if monitor != nil {
-            service.redevelopLook = { change in
-                var look = chosen
-                look.overlay(change)
-                return try lookConverter(look)
-            }
+        // A re-develop (from its own server or a `lightwork serve`): the look in use (the flags and the monitor's
+        // changes so far) with the request's laid over it.
+        service.redevelopLook = { change in
+            try check(change)
+            var look = chosen
+            look.overlay(change)
+            return try lookConverter(look)
         }
         do {
             let outcome = try service.run { event in
@@ -253,7 +257,8 @@ enum WatchCommand {
         let c = try monitorConfiguration(address, token: parsed.value("token"), profiles: profiles, previews: previews)
         let catalog = MonitorCatalog.load(profiles: profiles, ownRecipe: parsed.value("recipe").map { URL(fileURLWithPath: $0) })
         let requests = service.lookRequests
-        let server = try MonitorServer(configuration: c, catalog: catalog, redevelop: service.redevelopRequests) { requests.submit($0) }
+        let redevelops = service.redevelopRequests
+        let server = try MonitorServer(configuration: c, catalog: catalog, redevelop: { request throws(RedevelopRequests.Refusal) in try redevelops.submit(request) }) { requests.submit($0) }
         service.previewDirectory = previews
         service.monitorAddress = server.url.components(separatedBy: "?").first
         return (server, catalog, lock)
@@ -326,6 +331,9 @@ enum WatchCommand {
             } else {
                 console.event(["event": "redevelopFailed", "index": frame, "input": item.relativePath, "look": look, "reason": entry.reason ?? ""])
             }
+        case let .redevelopRefused(frame, reason):
+            console.event(["event": "redevelopFailed", "index": frame, "reason": reason])
+            console.info("monitor: frame \(frame) was not re-developed: \(reason)")
         }
     }
 }

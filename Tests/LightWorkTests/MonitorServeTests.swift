@@ -50,11 +50,14 @@ final class MonitorServeTests: XCTestCase {
         }
 
         /// A look change posted as the page posts it (its CSRF token read from the page).
-        func postLook(_ json: String) -> (status: Int, body: String) {
+        func postLook(_ json: String) -> (status: Int, body: String) { post("/api/look", json) }
+
+        /// A change (`/api/look`, `/api/redevelop`) posted as the page posts it.
+        func post(_ path: String, _ json: String) -> (status: Int, body: String) {
             let page = get("/").body
             guard let start = page.range(of: "name=\"lightwork-csrf\" content=\"") else { return (0, "no CSRF token in the page") }
             let csrf = String(page[start.upperBound...].prefix { $0 != "\"" })
-            return MonitorFixture.raw("POST /api/look HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/json\r\n"
+            return MonitorFixture.raw("POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/json\r\n"
                                       + "X-LightWork-CSRF: \(csrf)\r\nOrigin: http://127.0.0.1:\(port)\r\nContent-Length: \(json.utf8.count)\r\n"
                                       + "Connection: close\r\n\r\n\(json)", port: port)
         }
@@ -173,6 +176,118 @@ final class MonitorServeTests: XCTestCase {
         XCTAssertNotEqual(aOut.count, 0)
         XCTAssertEqual(aOut, try Data(contentsOf: reference.appendingPathComponent("inflight1.dng/inflight1.jpg")), "the file in flight kept the old look")
         XCTAssertEqual(bOut, try Data(contentsOf: reference.appendingPathComponent("after1.dng/after1.jpg")), "the next file got the posted look")
+    }
+
+    /// A frame re-developed from serve's page: the request is answered from the frames the status shows (202; an
+    /// unknown frame 404, a failed one 409), handed to the watch as a request file, and the extra output is
+    /// byte-identical to `lightwork convert` with that look, with its preview served. With the watch stopped: 409.
+    func testAFrameReDevelopedFromServeIsAnExtraOutput() throws {
+        let w = try WatchFixture(self)
+        let source = try w.makeDNGs(1, prefix: "shoot", width: 600, height: 400)[0]
+        let watch = try startWatch(w, ["--jobs", "1", "--format", "jpeg"])
+        var watchRunning = true
+        defer { if watchRunning { watch.send(SIGTERM); _ = watch.finish(within: 60) } }
+        let serve = try Serve(w)
+        defer { serve.stop() }
+        let catalog = MonitorCatalog.load(profiles: try ProfilesDirectory.locate(), ownRecipe: nil)
+        let film = try XCTUnwrap(catalog.films.first)
+        try w.drop(source)
+        XCTAssertTrue(w.waitForEntries(["shoot1.dng"]))
+        XCTAssertTrue(WatchFixture.wait(seconds: 10) { serve.status()?.recent?.last?.status == .converted }, "serve sees frame 1 converted")
+        let original = try Data(contentsOf: w.out.appendingPathComponent("shoot1.jpg"))
+
+        let stream = try MonitorFixture.Connection(port: serve.port)
+        stream.send("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:\(serve.port)\r\n\r\n")
+        let unknown = serve.post("/api/redevelop", "{\"frame\": 99, \"film\": \"\(film.id)\"}")
+        XCTAssertEqual(unknown.status, 404, unknown.body)
+        let accepted = serve.post("/api/redevelop", "{\"frame\": 1, \"film\": \"\(film.id)\", \"strength\": 60}")
+        XCTAssertEqual(accepted.status, 202, accepted.body)
+        let watchEvents = { Serve.events(w.stdout(watch)) }
+        XCTAssertTrue(WatchFixture.wait(seconds: 60) { watchEvents().contains { $0["event"] as? String == "redeveloped" } },
+                      "the watch re-developed the frame: \(watchEvents().suffix(4)) \(w.stderr(watch).suffix(800))")
+        let extraName = "shoot1-\(FileNameSafety.slug(film.name, fallback: "film"))-60.jpg"
+        XCTAssertEqual(watchEvents().first { $0["event"] as? String == "redeveloped" }?["output"] as? String, extraName)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: MonitorLink(output: w.out).requestsFolder.path), [],
+                       "the watch took the request file")
+
+        let reference = w.dir.appendingPathComponent("reference")
+        let r = try CLIRunner.run(["convert", source.path, "-o", reference.path, "--format", "jpeg", "--film", film.id, "--strength", "60"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let extra = try Data(contentsOf: w.out.appendingPathComponent(extraName))
+        XCTAssertEqual(extra, try Data(contentsOf: reference.appendingPathComponent("shoot1.jpg")), "byte-identical to convert --film --strength 60")
+        XCTAssertEqual(try Data(contentsOf: w.out.appendingPathComponent("shoot1.jpg")), original, "the file's own output is untouched")
+        XCTAssertTrue(WatchFixture.wait(seconds: 10) { serve.status()?.recent?.last?.redevelopment == 1 })
+        XCTAssertEqual(serve.status()?.recent?.last?.preview, WatchService.previewFolder + "/000001-r1.jpg",
+                       "the worker wrote the re-develop's preview into the folder serve serves")
+        XCTAssertEqual(serve.get("/previews/000001-r1.jpg").status, 200)
+
+        // A failed frame: 409 from serve; a frame the watch no longer has (its journal disagrees): refused by the watch,
+        // which says so to the page as a redevelopFailed event.
+        try Data([0xFF, 0xD8, 0xFF, 0xD9]).write(to: w.inbox.appendingPathComponent("broken.jpg"))
+        XCTAssertTrue(w.waitForEntries(["broken.jpg"]))
+        XCTAssertTrue(WatchFixture.wait(seconds: 10) { serve.status()?.recent?.contains { $0.index == 2 && $0.status == .failed } == true })
+        let conflict = serve.post("/api/redevelop", "{\"frame\": 2, \"film\": \"\(film.id)\"}")
+        XCTAssertEqual(conflict.status, 409, conflict.body)
+        try FileManager.default.removeItem(at: w.inbox.appendingPathComponent("shoot1.dng"))
+        let handed = serve.post("/api/redevelop", "{\"frame\": 1, \"film\": \"\(film.id)\"}")
+        XCTAssertEqual(handed.status, 202, "serve cannot see the watch's inbox: it hands the request over (\(handed.body))")
+        XCTAssertTrue(WatchFixture.wait(seconds: 30) {
+            watchEvents().contains { $0["event"] as? String == "redevelopFailed" && ($0["reason"] as? String)?.contains("is gone") == true }
+        }, "the watch refused it with the reason, as a redevelopFailed event (which goes to events.jsonl for the page): \(watchEvents().suffix(5))")
+
+        let streamed = stream.readToEnd(timeout: 2)
+        stream.close()
+        XCTAssertTrue(streamed.contains("\"event\":\"redeveloped\"") && streamed.contains("\"event\":\"redevelopFailed\""),
+                      "both reached serve's event stream: \(streamed.suffix(600))")
+        watch.send(SIGTERM)
+        _ = watch.finish(within: 60)
+        watchRunning = false
+        XCTAssertTrue(WatchFixture.wait(seconds: 10) { serve.status()?.servedNotice != nil })
+        let stopped = serve.post("/api/redevelop", "{\"frame\": 1, \"film\": \"\(film.id)\"}")
+        XCTAssertEqual(stopped.status, 409, stopped.body)
+        XCTAssertTrue(stopped.body.contains("not running"), stopped.body)
+    }
+
+    /// The watch rotates `events.jsonl` by renaming it to `events.jsonl.1`: lines written to the old file that serve had
+    /// not read yet are still sent, then the new file's, and nothing from before serve started.
+    func testEventsRotatedBeforeServeReadThemAreNotLost() throws {
+        let w = try WatchFixture(self)
+        let link = MonitorLink(output: w.out)
+        try link.prepare()
+        try Data("{\"event\":\"before-serve\"}\n".utf8).write(to: link.eventsURL)
+        var c = MonitorServer.Configuration(assets: try ProfilesDirectory.locate().appendingPathComponent("monitor"), previews: link.previews)
+        c.port = 0
+        let served = try ServedWatch(output: w.out, configuration: c, catalog: MonitorCatalog(films: [], recipes: []))
+        defer { served.server.stop() }
+        let stream = try MonitorFixture.Connection(port: served.server.port)
+        stream.send("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:\(served.server.port)\r\n\r\n")
+        _ = stream.head()
+
+        // Written, rotated away and followed by the new file's first line before serve looked: as a busy loop may see it.
+        let old = try FileHandle(forWritingTo: link.eventsURL)
+        old.seekToEndOfFile()
+        old.write(Data("{\"event\":\"unread-in-old\"}\n".utf8))
+        try old.close()
+        XCTAssertEqual(rename(link.eventsURL.path, link.rotatedEventsURL.path), 0)
+        try Data("{\"event\":\"first-in-new\"}\n".utf8).write(to: link.eventsURL)
+        served.readEvents()
+        let sent = stream.readToEnd(timeout: 3)   // the stream stays open: read until quiet
+        let names = sent.components(separatedBy: "\"event\":\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+        XCTAssertEqual(names.filter { ["before-serve", "unread-in-old", "first-in-new"].contains($0) }, ["unread-in-old", "first-in-new"], sent)
+    }
+
+    /// A request file without `kind` is a look change (as the first monitors wrote them); `kind` tells a re-develop.
+    func testRequestFilesSayWhatTheyAsk() throws {
+        let old = try JSONDecoder().decode(MonitorRequest.self, from: Data("{\"film\": \"1234567\", \"strength\": 40}".utf8))
+        XCTAssertEqual(old, .look(LookChange(film: "1234567", strength: 40)))
+        let redevelop = MonitorRequest.redevelop(RedevelopRequest(frame: 7, look: LookChange(recipe: "Portrait")))
+        let encoded = try CanonicalJSON.encode(redevelop)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: encoded) as? [String: Any])
+        XCTAssertEqual(object["kind"] as? String, "redevelop")
+        XCTAssertEqual(object["frame"] as? Int, 7)
+        XCTAssertEqual(object["recipe"] as? String, "Portrait")
+        XCTAssertEqual(try JSONDecoder().decode(MonitorRequest.self, from: encoded), redevelop)
+        XCTAssertThrowsError(try JSONDecoder().decode(MonitorRequest.self, from: Data("{\"kind\": \"erase\"}".utf8)))
     }
 
     /// One monitor per output folder: a second serve, and a `watch --serve`, are refused with one line (exit 2), and so

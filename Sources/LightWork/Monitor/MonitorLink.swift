@@ -7,8 +7,8 @@ import Glibc
 /// - `lock`: held (fcntl, exclusive) by the one process serving the monitor of OUT: `lightwork serve` or
 ///   `watch --serve`. A watch that does not serve itself asks whether it is held (`isAttached`) when it starts a
 ///   file: while it is, its workers write previews and it appends its JSON events to `events.jsonl`.
-/// - `requests/`: look changes the page posted, one `LookChange` JSON file each (written whole, renamed into
-///   place), taken by the watch in name order and removed.
+/// - `requests/`: look changes and re-develops the page posted, one `MonitorRequest` JSON file each (written
+///   whole, renamed into place), taken by the watch in name order and removed.
 /// - `previews/`: the workers' preview JPEGs (`WatchService.previewFolder`).
 public struct MonitorLink: Sendable {
     /// `OUT/.lightwork/monitor`.
@@ -20,9 +20,11 @@ public struct MonitorLink: Sendable {
 
     public var lockURL: URL { folder.appendingPathComponent("lock") }
     public var eventsURL: URL { folder.appendingPathComponent("events.jsonl") }
+    /// The events file before the last rotation, where `serve` reads the rest of the file it was reading.
+    public var rotatedEventsURL: URL { folder.appendingPathComponent("events.jsonl.1") }
     public var requestsFolder: URL { folder.appendingPathComponent("requests") }
     public var previews: URL { folder.appendingPathComponent("previews") }
-    /// `events.jsonl` is started afresh past this size (a long session must not fill the disk).
+    /// `events.jsonl` is rotated to `events.jsonl.1` past this size (a long session must not fill the disk).
     static let eventsLimit: off_t = 1 << 20
     /// A request file is a few hundred bytes; anything bigger is not one.
     static let requestLimit = 4096
@@ -41,13 +43,13 @@ public struct MonitorLink: Sendable {
         return try MonitorLock(url: lockURL, output: output)
     }
 
-    /// Hands `change` to the watch: a request file, written whole and renamed into place. Returns its name.
+    /// Hands `request` to the watch: a request file, written whole and renamed into place. Returns its name.
     @discardableResult
-    public func submit(_ change: LookChange) throws -> String {
+    public func submit(_ request: MonitorRequest) throws -> String {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let name = String(format: "%010ld%09ld-%d.json", now.tv_sec, now.tv_nsec, getpid())
-        _ = try AtomicFile.write(data: try CanonicalJSON.encode(change), to: requestsFolder.appendingPathComponent(name))
+        _ = try AtomicFile.write(data: try CanonicalJSON.encode(request), to: requestsFolder.appendingPathComponent(name))
         return name
     }
 
@@ -70,12 +72,43 @@ public struct MonitorLink: Sendable {
     public func append(event fields: [String: Any]) {
         guard isAttached, var line = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
         line.append(0x0A)
+        // Rotated by rename, never cut: a monitor still reading the old file finds its rest under the `.1` name.
+        var st = stat()
+        if lstat(eventsURL.path, &st) == 0, st.st_size > MonitorLink.eventsLimit { _ = rename(eventsURL.path, rotatedEventsURL.path) }
         let fd = open(eventsURL.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard fd >= 0 else { return }
         defer { close(fd) }
-        var st = stat()
-        if fstat(fd, &st) == 0, st.st_size > MonitorLink.eventsLimit { _ = ftruncate(fd, 0) }
         _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    }
+}
+
+/// One request file in `requests/`: a look change for the next captures, or a re-develop of a frame.
+/// On disk a `LookChange` (or `RedevelopRequest`) object with `"kind": "look"` (or `"redevelop"`) beside its fields;
+/// a file without `kind` is a look change, as the first monitors wrote them.
+public enum MonitorRequest: Codable, Sendable, Equatable {
+    case look(LookChange)
+    case redevelop(RedevelopRequest)
+
+    private enum Kind: String, Codable { case look, redevelop }
+    private enum CodingKeys: String, CodingKey { case kind }
+
+    public init(from decoder: Decoder) throws {
+        switch try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(Kind.self, forKey: .kind) ?? .look {
+        case .look: self = .look(try LookChange(from: decoder))
+        case .redevelop: self = .redevelop(try RedevelopRequest(from: decoder))
+        }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .look(let change):
+            try c.encode(Kind.look, forKey: .kind)
+            try change.encode(to: encoder)
+        case .redevelop(let request):
+            try c.encode(Kind.redevelop, forKey: .kind)
+            try request.encode(to: encoder)
+        }
     }
 }
 
@@ -149,23 +182,23 @@ final class MonitorRequestInbox {
     }
 
     /// The requests that arrived, oldest first (each file removed); `problem` hears of a file that is not one.
-    func take(problem: (String) -> Void) -> [LookChange] {
+    func take(problem: (String) -> Void) -> [MonitorRequest] {
         var buffer = [UInt8](repeating: 0, count: 4096)
         var arrived = false
         while read(fd, &buffer, buffer.count) > 0 { arrived = true }
         guard arrived else { return [] }  // called every turn: the folder is listed only when something came
-        var changes: [LookChange] = []
+        var changes: [MonitorRequest] = []
         for name in names() {
             let url = link.requestsFolder.appendingPathComponent(name)
             defer { try? FileManager.default.removeItem(at: url) }
             guard let data = MonitorRequestInbox.readSmall(url) else {
-                problem("monitor: the look change \(name) could not be read; it was dropped")
+                problem("monitor: the request \(name) could not be read; it was dropped")
                 continue
             }
             do {
-                changes.append(try JSONDecoder().decode(LookChange.self, from: data))
+                changes.append(try JSONDecoder().decode(MonitorRequest.self, from: data))
             } catch {
-                problem("monitor: \(name) is not a look change (\(error)); it was dropped")
+                problem("monitor: \(name) is not a look change or a re-develop (\(error)); it was dropped")
             }
         }
         return changes

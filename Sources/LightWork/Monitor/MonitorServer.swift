@@ -69,15 +69,17 @@ public final class MonitorServer: @unchecked Sendable {
     private let catalog: MonitorCatalog
     private let onLook: @Sendable (LookChange) throws -> Void
     private let lookRefusal = LockedBox<String?>(nil)
-    /// Where `POST /api/redevelop` requests go; nil: re-developing is not offered (404).
-    private let redevelop: RedevelopRequests?
+    /// Takes each `POST /api/redevelop` that passed the checks (a refusal answers with its status); nil: re-developing
+    /// is not offered (404).
+    private let redevelop: (@Sendable (RedevelopRequest) throws(RedevelopRequests.Refusal) -> Void)?
     private let assets: [String: (type: String, body: Data)]
     private let latestStatus = LockedBox<Data>(Data("{}".utf8))
     private let buckets = LockedBox<(requests: TokenBucket, changes: TokenBucket)>((TokenBucket(rate: 1, burst: 1), TokenBucket(rate: 1, burst: 1)))
 
     /// Starts serving; throws when the page's files are missing or the address cannot be bound.
     /// `onLook` takes each accepted change (a throw answers 503 with its reason: the change was not passed on).
-    public init(configuration: Configuration, catalog: MonitorCatalog, redevelop: RedevelopRequests? = nil,
+    public init(configuration: Configuration, catalog: MonitorCatalog,
+                redevelop: (@Sendable (RedevelopRequest) throws(RedevelopRequests.Refusal) -> Void)? = nil,
                 onLook: @escaping @Sendable (LookChange) throws -> Void) throws {
         self.configuration = configuration
         self.catalog = catalog
@@ -280,11 +282,11 @@ public final class MonitorServer: @unchecked Sendable {
         }
         if let problem = catalog.problem(with: request.look) { return text(r, 400, problem + "\n") }
         do {
-            try redevelop.submit(request)
+            try redevelop(request)
         } catch {
             switch error {
             case .unknownFrame(let why): return text(r, 404, why + "\n")
-            case .notConverted(let why): return text(r, 409, why + "\n")
+            case .notConverted(let why), .notRunning(let why): return text(r, 409, why + "\n")
             case .inputGone(let why): return text(r, 422, why + "\n")
             case .busy(let why): return text(r, 503, why + "\n", extra: "Retry-After: 5\n")
             }

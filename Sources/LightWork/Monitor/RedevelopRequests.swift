@@ -50,8 +50,17 @@ public final class RedevelopRequests: @unchecked Sendable {
         case notConverted(String)
         /// Its input is gone or changed (422).
         case inputGone(String)
-        /// Too many re-develops wait already (503).
+        /// Too many re-develops wait already, or the request could not be handed over (503).
         case busy(String)
+        /// No watch runs to take it (`lightwork serve` beside a stopped watch: 409).
+        case notRunning(String)
+
+        /// The sentence for the user.
+        public var reason: String {
+            switch self {
+            case .unknownFrame(let why), .notConverted(let why), .inputGone(let why), .busy(let why), .notRunning(let why): why
+            }
+        }
     }
 
     /// Frames kept for re-developing, and requests that may wait at once.

@@ -7,8 +7,10 @@ import Glibc
 /// `--serve`), or of the last one that ran there (its last status, read-only). The same `MonitorServer` and page
 /// as `watch --serve`; what differs is where status, events and look changes travel (`MonitorLink`):
 /// `watch-status.json` is followed with inotify (the watch renames it into place) and each version published as
-/// the `status` event; the watch's JSON events arrive through `events.jsonl`; look changes are handed to the
-/// watch as request files, which it takes through its `LookRequests` as it takes its own server's.
+/// the `status` event; the watch's JSON events arrive through `events.jsonl`; look changes and re-develops are
+/// handed to the watch as request files, which it takes through its `LookRequests` and `RedevelopRequests` as it
+/// takes its own server's. A re-develop is answered here from the frames the watch's status shows (`recent`); the
+/// watch checks it again against its journal, and a refusal there reaches the page as a `redevelopFailed` event.
 public final class ServedWatch {
     public let output: URL
     public let link: MonitorLink
@@ -17,11 +19,16 @@ public final class ServedWatch {
     private let statusURL: URL
     /// Changes handed over (request file name → change), until the watch takes them (removes the file).
     private let handed = LockedBox<[(name: String, change: LookChange)]>([])
+    /// What a re-develop is answered from (server threads read it): why none is taken now, and the files' frames
+    /// the status shows (not re-developments), by number.
+    private let redevelopable = LockedBox<(refusal: String?, frames: [Int: WatchStatus.Frame])>(("no watch runs yet", [:]))
     private var announced: Set<String> = []
     private var statusIdentity: [Int] = []
     private var lastStatus: WatchStatus?
     private var lastPublished: WatchStatus?
     private var eventsOffset: off_t = 0
+    /// The inode of the events file being read (0: none yet).
+    private var eventsInode: ino_t = 0
     private var partialLine = Data()
     private let startedAt = Manifest.timestamp(Date())
     /// Lines for the log (stderr): the watch found or gone, changes handed and taken.
@@ -38,15 +45,27 @@ public final class ServedWatch {
         lock = try link.lock(output: output)
         var c = configuration
         c.previews = link.previews
-        let link = link, handed = handed
-        server = try MonitorServer(configuration: c, catalog: catalog) { change in
-            let name = try link.submit(change)
+        let link = link, handed = handed, redevelopable = redevelopable
+        server = try MonitorServer(configuration: c, catalog: catalog, redevelop: { request throws(RedevelopRequests.Refusal) in
+            let (refusal, frames) = redevelopable.withLock { $0 }
+            if let refusal { throw .notRunning("no re-develop is taken: " + refusal) }
+            guard let frame = frames[request.frame] else {
+                throw .unknownFrame("no frame \(request.frame) among the latest \(frames.count) the watch's status shows")
+            }
+            guard frame.status == .converted else {
+                throw .notConverted("frame \(request.frame) (\(frame.input)) \(frame.status.rawValue): \(frame.reason ?? "nothing was developed")")
+            }
+            do { _ = try link.submit(.redevelop(request)) } catch {
+                throw .busy("the re-develop could not be handed to the watch: \(error)")
+            }
+        }) { change in
+            let name = try link.submit(.look(change))
             handed.withLock { $0.append((name, change)) }
         }
         server.refuseLooks("no watch runs on \(output.path) yet")
         // Events written before this monitor attached are not news.
         var st = stat()
-        if stat(link.eventsURL.path, &st) == 0 { eventsOffset = st.st_size }
+        if stat(link.eventsURL.path, &st) == 0 { (eventsOffset, eventsInode) = (st.st_size, st.st_ino) }
         refresh()
     }
 
@@ -123,6 +142,9 @@ public final class ServedWatch {
     private func publishStatus() {
         let s = servedStatus()
         server.refuseLooks(s.servedNotice.map { "no look change is taken: " + $0 })
+        var frames: [Int: WatchStatus.Frame] = [:]
+        for f in s.recent ?? [] where f.redevelopment == nil { frames[f.index] = f }
+        redevelopable.withLock { $0 = (s.servedNotice, frames) }
         guard s != lastPublished else { return }
         if let before = lastPublished, before.servedNotice != s.servedNotice {
             onNotice(s.servedNotice ?? "the watch runs (pid \(s.pid)): live")
@@ -157,19 +179,38 @@ public final class ServedWatch {
         if let message = fields["message"] as? String { onNotice("monitor: " + message) }
     }
 
-    /// New lines of `events.jsonl`, each published as the `watch` event (a file started afresh is read from its start).
-    private func readEvents() {
+    /// New lines of `events.jsonl`, each published as the `watch` event. When the watch has rotated it (another
+    /// file under the name), the rest of the one being read is taken from `events.jsonl.1` first, so no event is lost.
+    func readEvents() {
         let fd = open(link.eventsURL.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { return }
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return }
-        if st.st_size < eventsOffset {
+        if st.st_ino != eventsInode {
+            if eventsInode != 0 {
+                let old = open(link.rotatedEventsURL.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+                if old >= 0 {
+                    var ost = stat()
+                    if fstat(old, &ost) == 0, ost.st_ino == eventsInode { readLines(old, upTo: ost.st_size) }
+                    close(old)
+                }
+            }
+            eventsInode = st.st_ino
+            eventsOffset = 0
+            partialLine = Data()
+        } else if st.st_size < eventsOffset {
+            // Cut short under the same name (not the watch's doing): read it from its start.
             eventsOffset = 0
             partialLine = Data()
         }
+        readLines(fd, upTo: st.st_size)
+    }
+
+    /// Publishes the complete lines of `fd` from `eventsOffset` to `size`, keeping a partial last line for later.
+    private func readLines(_ fd: Int32, upTo size: off_t) {
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while eventsOffset < st.st_size {
+        while eventsOffset < size {
             let n = pread(fd, &chunk, chunk.count, eventsOffset)
             guard n > 0 else { break }
             eventsOffset += off_t(n)

@@ -27,6 +27,8 @@ public final class WatchService {
         case statusChanged(WatchStatus)
         /// Frame `frame` was developed again on the monitor's request with `look`: `entry` is the extra output's (or its failure).
         case redeveloped(frame: Int, item: InputItem, entry: Manifest.Entry, look: String)
+        /// A re-develop handed over by `lightwork serve` was not queued (no such frame, not converted, input gone, busy).
+        case redevelopRefused(frame: Int, reason: String)
     }
 
     /// How the watch ended.
@@ -219,10 +221,10 @@ public final class WatchService {
         do {
             let inbox = try MonitorRequestInbox(link: link)
             let dropped = inbox.dropLeftovers()
-            if dropped > 0 { notice("monitor: dropped \(dropped) look change(s) left from before this watch began") }
+            if dropped > 0 { notice("monitor: dropped \(dropped) request(s) (look changes, re-develops) left from before this watch began") }
             requestInbox = inbox
         } catch {
-            notice("monitor: look changes from 'lightwork serve' cannot reach this watch: \(error)")
+            notice("monitor: look changes and re-develops from 'lightwork serve' cannot reach this watch: \(error)")
         }
     }
 
@@ -294,13 +296,18 @@ public final class WatchService {
 
     // MARK: - Dispatching
 
+    /// Where a job starting now writes its preview: its own server's folder, or that of a `lightwork serve` attached now
+    /// (asked once per file); nil: no monitor looks.
+    private func previewFolderNow() -> URL? {
+        previewDirectory ?? monitorLink.flatMap { $0.isAttached ? $0.previews : nil }
+    }
+
     /// Hands a recorded job to the scheduler.
     private func start(_ job: WorkerJob, sha: String, signature: FileSignature, digest: String) -> WorkerJob {
         var job = job
         if let lookNote { job.notes.append(lookNote) }
         // Previews for its own server, or for a `lightwork serve` attached now (asked once per file).
-        let previews = previewDirectory ?? monitorLink.flatMap { $0.isAttached ? $0.previews : nil }
-        job.preview = previews.map { WatchService.previewURL(in: $0, seq: job.index).path }
+        job.preview = previewFolderNow().map { WatchService.previewURL(in: $0, seq: job.index).path }
         inFlight[job.index] = InFlight(seq: job.index, relativePath: job.relativePath, sha256: sha, signature: signature, job: job,
                                        settingsDigest: digest, started: WatchService.clock(), look: WatchStatus.lookLabel(converter.settings))
         statusDirty = true
@@ -597,7 +604,16 @@ extension WatchService: JobSource {
             notice(inFlight.isEmpty ? "SIGHUP: reloading the recipe" : "SIGHUP: reloading the recipe once the \(inFlight.count) file(s) in flight are done")
         }
         if let inbox = requestInbox {
-            for change in inbox.take(problem: { self.notice($0) }) { lookRequests.submit(change) }
+            for request in inbox.take(problem: { self.notice($0) }) {
+                switch request {
+                case .look(let change): lookRequests.submit(change)
+                case .redevelop(let asked):
+                    // `lightwork serve` answered 202 "handed over"; a refusal reaches its page as an event.
+                    do { try redevelopRequests.submit(asked) } catch {
+                        onEvent(.redevelopRefused(frame: asked.frame, reason: error.reason))
+                    }
+                }
+            }
         }
         if let change = lookRequests.take() {
             if reload != nil, state == .running || state == .reloading {
@@ -758,9 +774,11 @@ extension WatchService {
             entry.input.sha256 = sha
             try recordRedevelop(seq: seq, number: number, rel: rel, sha: sha, output: nil, entry: entry, digest: store.settingsDigest, label: label)
         }
-        guard FileSignature.of(location) != nil else { return try refuse(.missingInput("\(location) (the original of frame \(seq) is gone)")) }
-        guard let now = try? SHA256.hex(fileAt: URL(fileURLWithPath: location)), now == sha else {
-            return try refuse(.missingInput("\(location) holds other content than frame \(seq) was converted from (its SHA-256 differs from the journal's)"))
+        guard let now = FileSignature.of(location) else { return try refuse(.missingInput("\(location) (the original of frame \(seq) is gone)")) }
+        // The size is checked here; the content by the worker's own SHA-256 of what it read (`deliverRedevelop`), so
+        // the loop is not held up reading the file a second time.
+        if let size = file.signature?.size, now.size != size {
+            return try refuse(.missingInput("\(location) holds other content than frame \(seq) was converted from (\(now.size) bytes, not \(size))"))
         }
         guard let redevelopLook else { return try refuse(.usage("this watch does not re-develop")) }
         let built: (FileConverter, PlanRules)
@@ -776,7 +794,7 @@ extension WatchService {
         var job = WorkerJob(index: seq, item: item, output: output.path, notes: output.notes, previous: nil)
         job.notes.append("re-developed on the studio monitor from frame \(seq) with look \(request.look.summary) (\(label))"
                          + (file.movedTo.map { "; read from \($0)" } ?? ""))
-        job.preview = previewDirectory.map { WatchService.redevelopPreviewURL(in: $0, seq: seq, number: number).path }
+        job.preview = previewFolderNow().map { WatchService.redevelopPreviewURL(in: $0, seq: seq, number: number).path }
         let executor: JobExecutor
         switch configuration.batch.isolation {
         case .inProcess: executor = InProcessExecutor(converter: look)
@@ -839,14 +857,14 @@ extension WatchService {
                 entry.reason = "re-develop of frame \(r.request.frame) failed: \(entry.reason ?? "failed")"
             }
             try recordRedevelop(seq: r.request.frame, number: r.number, rel: r.rel, sha: r.sha256, output: entry.status == .converted ? r.job.output : nil,
-                                entry: entry, digest: r.digest, label: r.label)
+                                entry: entry, digest: r.digest, label: r.label, preview: r.job.preview.map { URL(fileURLWithPath: $0) })
         }
     }
 
     /// Journal first, then manifest: a new entry for the same input (no input index: the file's own entry stays the
     /// current one of its output), a frame for the monitor, the event, and a notice when it failed.
     private func recordRedevelop(seq: Int, number: Int, rel: String, sha: String, output: String?, entry: Manifest.Entry,
-                                 digest: String, label: String) throws {
+                                 digest: String, label: String, preview: URL? = nil) throws {
         var entry = entry
         entry.input.index = nil
         try ledger.append(WatchRecord(op: .redeveloped, seq: seq, path: rel, sha256: sha, output: output, entry: entry, settingsDigest: digest))
@@ -855,8 +873,9 @@ extension WatchService {
         var frame = WatchStatus.Frame(index: seq, input: rel, output: output, status: entry.status, reason: entry.reason, look: label,
                                       seconds: entry.timings["total"].map { ($0 * 1000).rounded() / 1000 }, at: Manifest.timestamp(Date()))
         frame.redevelopment = number
-        if let dir = previewDirectory {
-            if entry.status == .converted { attachPreview(WatchService.redevelopPreviewURL(in: dir, seq: seq, number: number), to: &frame) }
+        if let preview {
+            let dir = preview.deletingLastPathComponent()
+            if entry.status == .converted { attachPreview(preview, to: &frame) }
             // Bounded on disk like the files' previews: the latest `previewsKept` re-develops' are kept.
             let old = "-r\(number - WatchService.previewsKept).jpg"
             for name in (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [] where name.hasSuffix(old) {
