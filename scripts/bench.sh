@@ -3,7 +3,7 @@
 # Prints wall time, MP/s and peak RSS for each case and LightWork's speed as a ratio of the reference.
 set -euo pipefail
 CONFIG=${1:-release}
-SECTION=${2:-all}   # all; batch for the batch sections only; scale for the batch-scaling section only; demosaic or monitor for its own
+SECTION=${2:-all}   # all; batch for the batch sections only; scale for the batch-scaling section only; demosaic, profile or monitor for its own
 SCALE_COUNTS=${BENCH_SCALE_COUNTS:-1000 10000 100000}
 BIN=.build/$CONFIG/lightwork
 TOOLS=.build/$CONFIG/lightwork-tools
@@ -87,6 +87,20 @@ run "lightwork 8-bit JPEG XL (distance 1, effort 7)" "$BIN" convert "$DIR/in/ben
 size "JPEG XL" "$DIR/jxl"
 run "lightwork 16-bit JPEG XL lossless (effort 7)" "$BIN" convert "$DIR/in/bench.dng" -o "$DIR/jxl16" --format jxl16 --lossless --quiet
 size "JPEG XL 16-bit lossless" "$DIR/jxl16"
+fi
+
+if [ "$SECTION" = all ] || [ "$SECTION" = profile ]; then
+echo
+echo "Where one 24 MP lossless-JPEG DNG's CPU time goes (perf samples, one thread; docs/performance.md)"
+"$TOOLS" make-sample-dng -o "$DIR/in/profile.dng" --width $W --height $H --scene photo --compression ljpeg --seed 3 >/dev/null
+if perf record -q -e cpu-clock -o "$DIR/perf-probe.data" true >/dev/null 2>&1; then
+  echo "  film recipe -> 16-bit TIFF:"
+  python3 scripts/profile-file.py "$BIN" "$DIR/in/profile.dng" --recipe Samples/recipes/harbour-evening.json --format tiff16 | sed 's/^/  /'
+else
+  echo "  perf cannot sample here (perf_event_paranoid or no perf): profile left out"
+fi
+rm -f "$DIR/perf-probe.data"
+[ "$SECTION" = profile ] && exit 0
 fi
 
 if [ "$SECTION" != scale ]; then

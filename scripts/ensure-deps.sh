@@ -51,6 +51,8 @@ if [ "$want_bench" = 1 ]; then
   command -v darktable-cli >/dev/null 2>&1 || missing+=(darktable)
   # The monitor section drives the watch with scripts/monitor-load.py.
   command -v python3 >/dev/null 2>&1 || missing+=(python3)
+  # The per-file profile (scripts/profile-file.py) samples with perf.
+  command -v perf >/dev/null 2>&1 || missing+=(linux-perf)
 fi
 
 if [ "$want_test" = 1 ]; then
