@@ -276,6 +276,39 @@ final class MonitorServeTests: XCTestCase {
         XCTAssertEqual(names.filter { ["before-serve", "unread-in-old", "first-in-new"].contains($0) }, ["unread-in-old", "first-in-new"], sent)
     }
 
+    /// A restarted watch's filmstrip is the journal's latest files, not empty: the same inputs, outputs and outcomes the
+    /// manifest records, each frame's look the current one only when its settings digest is the current one.
+    func testARestartedWatchShowsTheFilmstripOfItsJournal() throws {
+        let w = try WatchFixture(self)
+        for source in try w.makeDNGs(2, prefix: "earlier") { try w.drop(source) }
+        try Data([0xFF, 0xD8, 0xFF, 0xD9]).write(to: w.inbox.appendingPathComponent("broken.jpg"))
+        let once = try CLIRunner.run(["watch", w.inbox.path, "-o", w.out.path, "--settle", "0.4", "--once", "--format", "jpeg"])
+        XCTAssertEqual(once.status, 1, "broken.jpg failed: \(once.stderr)")
+        // Live, the filmstrip is in the order files finished; restored, in the journal's numbering.
+        let before = try XCTUnwrap(try WatchStatus.read(w.statusURL).recent).sorted { $0.index < $1.index }
+        XCTAssertEqual(before.count, 3)
+
+        let catalog = MonitorCatalog.load(profiles: try ProfilesDirectory.locate(), ownRecipe: nil)
+        let film = try XCTUnwrap(catalog.films.first).id
+        let same = try startWatch(w, ["--format", "jpeg"])
+        let restored = try XCTUnwrap(try WatchStatus.read(w.statusURL).recent)
+        same.send(SIGTERM)
+        _ = same.finish(within: 60)
+        XCTAssertEqual(restored.map(\.index), before.map(\.index))
+        XCTAssertEqual(restored.map(\.input), before.map(\.input))
+        XCTAssertEqual(restored.map(\.output), before.map(\.output))
+        XCTAssertEqual(restored.map(\.status), before.map(\.status))
+        XCTAssertEqual(restored.map(\.reason), before.map(\.reason))
+        XCTAssertEqual(restored.map(\.look), before.map(\.look), "the same settings: the same look")
+
+        let other = try startWatch(w, ["--format", "jpeg", "--film", film])
+        let relabelled = try XCTUnwrap(try WatchStatus.read(w.statusURL).recent)
+        other.send(SIGTERM)
+        _ = other.finish(within: 60)
+        XCTAssertEqual(relabelled.map(\.input), before.map(\.input))
+        XCTAssertTrue(relabelled.allSatisfy { $0.look.hasPrefix("a look from before this watch started") }, "\(relabelled.map(\.look))")
+    }
+
     /// A request file without `kind` is a look change (as the first monitors wrote them); `kind` tells a re-develop.
     func testRequestFilesSayWhatTheyAsk() throws {
         let old = try JSONDecoder().decode(MonitorRequest.self, from: Data("{\"film\": \"1234567\", \"strength\": 40}".utf8))

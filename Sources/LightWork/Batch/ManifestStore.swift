@@ -134,6 +134,9 @@ public final class ManifestStore {
         return unindexedDigests[FolderHistory.key(entry)]
     }
 
+    /// The settings digest entry `index` was made with, when recorded.
+    public func settingsDigest(ofEntryAt index: Int) -> String? { digests[index] }
+
     /// Changes the last entry recorded for input index `index` (a note added after the fact).
     public func updateEntry(index: Int, _ change: (inout Manifest.Entry) -> Void) {
         guard let i = manifest.entries.lastIndex(where: { $0.input.index == index }) else { return }

@@ -157,6 +157,7 @@ public final class WatchService {
         try recordIntoExportLedger()
         if configuration.retryFailed { retrying = ledger.failedInPlace }
         for seq in ledger.files.keys.sorted().suffix(RedevelopRequests.framesKept) { publishFrame(seq, reason: store.entry(index: seq)?.reason) }
+        restoreFilmstrip()
 
         // Temporaries a killed run left beside the outputs it had started, the manifest and the status file.
         let unrecorded = ledger.interruptedRedevelops.map { converter.outputDirectory.appendingPathComponent($0) }
@@ -421,6 +422,28 @@ public final class WatchService {
         remember(seq: seq, rel: rel, entry: entry, look: look ?? WatchStatus.lookLabel(converter.settings), preview: preview)
         statusDirty = true
         onEvent(.finished(item: item(rel), entry: entry))
+    }
+
+    /// A restarted watch's filmstrip: the latest files the journal finished, as the last watch showed them (their
+    /// previews where still on disk), so the page does not start empty. Each frame's time is its output's, and its
+    /// look the current one only when its settings digest is the current one.
+    private func restoreFilmstrip() {
+        let previews = previewFolderNow()
+        for seq in ledger.files.keys.sorted().suffix(WatchStatus.recentLimit) {
+            guard let file = ledger.file(seq), let status = file.status, let entry = store.entry(index: seq) else { continue }
+            let digest = store.settingsDigest(ofEntryAt: seq)
+            let look = digest == store.settingsDigest ? WatchStatus.lookLabel(converter.settings)
+                : "a look from before this watch started" + (digest.map { " (settings \($0.prefix(12))…)" } ?? "")
+            let written = entry.output.flatMap { try? FileManager.default.attributesOfItem(atPath: converter.outputDirectory.appendingPathComponent($0.path).path)[.modificationDate] as? Date }
+            var frame = WatchStatus.Frame(index: seq, input: file.path, output: entry.output?.path, status: status, reason: entry.reason,
+                                          look: look, seconds: entry.timings["total"].map { ($0 * 1000).rounded() / 1000 },
+                                          at: Manifest.timestamp(written ?? Date()))
+            let camera = [entry.input.make, entry.input.model].compactMap { $0 }.joined(separator: " ")
+            frame.camera = camera.isEmpty ? nil : camera
+            if status == .converted, let dir = previews { attachPreview(WatchService.previewURL(in: dir, seq: seq), to: &frame) }
+            recent.append(frame)
+        }
+        if !recent.isEmpty { statusDirty = true }
     }
 
     /// The frame the monitor shows for a finished file (its preview and capture facts, when the worker was asked for
