@@ -237,6 +237,8 @@ private:
         vsnprintf(report->reason, sizeof report->reason, format, a);
         va_end(a);
         report->own = 0;
+        // LibRaw's loader starts where unpack left the stream (the tile offsets, or the one stream): put it back.
+        libraw_internal_data.internal_data.input->seek(libraw_internal_data.unpacker_data.data_offset, SEEK_SET);
         (this->*load_raw)();
     }
 
