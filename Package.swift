@@ -43,14 +43,14 @@ let package = Package(
         // The few calls Swift cannot make: variadic TIFF calls, setjmp error handling, LittleCMS TYPE_* macros, F16C.
         .target(name: "CShims", dependencies: ["CLCMS2", "CTIFF", "CJPEG", "CPNG", "CDeflate"]),
         // LibRaw's C++ stream interface: an in-memory input that records how far the loader read (truncation).
-        .target(name: "CLibRawStream", dependencies: ["CLibRaw", "CJPEG"]),
+        .target(name: "CLibRawStream", dependencies: ["CLibRaw", "CJPEG", "CShims"]),
         // exiv2's C++ API behind a C one (lw_exiv2.h): descriptive fields in, XMP packets and IIM out.
         .target(name: "CExiv2Shim", dependencies: ["CExiv2"]),
         .target(name: "LightWork", dependencies: ["CLibRaw", "CLibRawStream", "CExiv2", "CExiv2Shim", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CShims", "CSodium", "CLensfun", "CSQLite", "CAVIF", "CJXL", "CWebP", "CHeif", "CHTTPServer"]),
         .executableTarget(name: "lightwork", dependencies: ["LightWork"]),
         .executableTarget(name: "LightWorkTools", dependencies: ["LightWork", "CShims", "CTIFF", "CSodium", "CLensfun"]),
         // The fuzz targets' bodies, for the fuzzer and the tests that replay its corpora; `lightwork` does not link them.
-        .target(name: "LightWorkFuzzBodies", dependencies: ["LightWork"]),
+        .target(name: "LightWorkFuzzBodies", dependencies: ["LightWork", "CShims"]),
         // libFuzzer targets for LightWork's parsers: a stub in ordinary builds, the fuzzer under `make fuzz`.
         .executableTarget(name: "LightWorkFuzz", dependencies: ["LightWorkFuzzBodies"]),
         .testTarget(name: "LightWorkTests", dependencies: ["LightWork", "LightWorkFuzzBodies", "CShims", "CLCMS2", "CTIFF", "CJPEG", "CPNG", "CLibRaw", "CSodium", "CSQLite", "CAVIF", "CJXL", "CHeif"]),

@@ -3,7 +3,7 @@
 # Prints wall time, MP/s and peak RSS for each case and LightWork's speed as a ratio of the reference.
 set -euo pipefail
 CONFIG=${1:-release}
-SECTION=${2:-all}   # all; batch for the batch sections only; scale for the batch-scaling section only; demosaic, profile or monitor for its own
+SECTION=${2:-all}   # all; batch for the batch sections only; scale for the batch-scaling section only; demosaic, unpack, profile or monitor for its own
 SCALE_COUNTS=${BENCH_SCALE_COUNTS:-1000 10000 100000}
 BIN=.build/$CONFIG/lightwork
 TOOLS=.build/$CONFIG/lightwork-tools
@@ -36,6 +36,16 @@ echo "Demosaic quality: generated scenes against their ideal rendering, LightWor
 scripts/demosaic-quality.sh "$CONFIG" "$DIR/demosaic"
 "$TOOLS" bench --only demosaic | sed 's/^/  /'
 [ "$SECTION" = demosaic ] && exit 0
+fi
+
+if [ "$SECTION" = all ] || [ "$SECTION" = unpack ]; then
+echo
+echo "Lossless-JPEG unpack of one ${MP} MP DNG (256x256 tiles, and one strip): LightWork's decoder against LibRaw's"
+"$TOOLS" make-bench-dng -o "$DIR/in/bench-ljpeg-tiles.dng" --width $W --height $H --seed 1 --compression ljpeg --ljpeg tile=256x256 >/dev/null
+"$TOOLS" make-bench-dng -o "$DIR/in/bench-ljpeg-strip.dng" --width $W --height $H --seed 1 --compression ljpeg --ljpeg strip >/dev/null
+"$TOOLS" bench --only unpack --raw "$DIR/in/bench-ljpeg-tiles.dng" --raw "$DIR/in/bench-ljpeg-strip.dng" | sed 's/^/  /'
+rm -f "$DIR/in/bench-ljpeg-tiles.dng" "$DIR/in/bench-ljpeg-strip.dng"
+[ "$SECTION" = unpack ] && exit 0
 fi
 
 if [ "$SECTION" != scale ]; then

@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 
 seconds=${1:-60}
 shift || true
-all=(cube lut-image lut-file catalog recipe manifest entitlements exif icc jpeg png avif jxl worker-reply file-completeness webp heif)
+all=(cube lut-image lut-file catalog recipe manifest entitlements exif icc jpeg png avif jxl worker-reply file-completeness webp heif ljpeg)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 

@@ -2,6 +2,7 @@
 // stream clamps seeks and reads, so a loader reading past the end gets short reads it mostly ignores and the
 // result depends on what its buffers held. Here every request is recorded (the furthest byte asked for) and
 // past-the-end bytes read as nothing, as from a file.
+#include <stdarg.h>
 #include <stdio.h>
 #include <jpeglib.h>
 #include <libraw/libraw.h>
@@ -9,6 +10,10 @@
 #include <atomic>
 #include <mutex>
 #include "lw_rawstream.h"
+#include "lw_ljpeg.h"
+#include <climits>
+#include <string.h>
+#include <vector>
 
 namespace {
 
@@ -18,8 +23,12 @@ public:
 
     void reset() { furthest.store(0); shortRead.store(false); }
     uint64_t reached() const { return furthest.load(); }
+    const unsigned char *bytes() const { return data; }
+    uint64_t length() const { return count; }
     bool wasShort() const { return shortRead.load(); }
 
+    /// Records a read made outside the stream (LightWork's lossless-JPEG decoder reads the bytes in place).
+    void noteRead(uint64_t start, uint64_t length) { note(start, length); }
     int valid() override { return 1; }
     INT64 size() override { return (INT64)count; }
     INT64 tell() override { return (INT64)pos; }
@@ -172,6 +181,141 @@ private:
 
 const JOCTET TrackedStream::endOfImage[2] = {0xFF, JPEG_EOI};
 
+// A LibRaw whose lossless-DNG loader LightWork can take over for one unpack: the swap happens inside LibRaw's
+// unpack, so everything around the loader (allocation, masked-pixel black, sizes) stays LibRaw's own.
+class OwnUnpackRaw : public LibRaw {
+public:
+    OwnUnpackRaw() : LibRaw(LIBRAW_OPTIONS_NONE) {}
+
+    // LibRaw's unpack asks this for the loader's flags (and unpack_function_name for its name): answer for
+    // LibRaw's loader while LightWork's stands in for it.
+    int get_decoder_info(libraw_decoder_info_t *info) override {
+        if (!libRawLoader) return LibRaw::get_decoder_info(info);
+        void (LibRaw::*mine)() = load_raw;
+        load_raw = libRawLoader;
+        int rc = LibRaw::get_decoder_info(info);
+        load_raw = mine;
+        return rc;
+    }
+
+    int unpackOwn(lw_parallel_for parallel, void *context, lw_raw_unpack_report *out) {
+        report = out;
+        memset(report, 0, sizeof *report);
+        const char *name = unpack_function_name();
+        if (parallel && name && strstr(name, "lossless_dng_load_raw")) {
+            report->handled = 1;
+            this->parallel = parallel;
+            this->context = context;
+            libRawLoader = load_raw;
+            load_raw = static_cast<void (LibRaw::*)()>(&OwnUnpackRaw::ownLoad);
+        }
+        int rc;
+        try { rc = unpack(); } catch (...) { rc = LIBRAW_UNSPECIFIED_ERROR; }
+        if (libRawLoader) { load_raw = libRawLoader; libRawLoader = nullptr; }   // unpack failed before loading
+        report = nullptr;
+        return rc;
+    }
+
+private:
+    struct Job {
+        const unsigned char *bytes;
+        uint64_t size;
+        std::vector<uint64_t> offsets;
+        std::vector<lw_ljpeg_target> targets;
+        std::vector<lw_ljpeg_result> results;
+    };
+
+    static void decodeOne(void *job, int i) {
+        Job *j = (Job *)job;
+        uint64_t at = j->offsets[(size_t)i];
+        lw_ljpeg_decode(j->bytes + at, (size_t)(j->size - at), &j->targets[(size_t)i], &j->results[(size_t)i]);
+    }
+
+    void fallBack(const char *format, ...) __attribute__((format(printf, 2, 3))) {
+        va_list a;
+        va_start(a, format);
+        vsnprintf(report->reason, sizeof report->reason, format, a);
+        va_end(a);
+        report->own = 0;
+        // LibRaw's loader starts where unpack left the stream (the tile offsets, or the one stream): put it back.
+        libraw_internal_data.internal_data.input->seek(libraw_internal_data.unpacker_data.data_offset, SEEK_SET);
+        (this->*load_raw)();
+    }
+
+    // Stands in for lossless_dng_load_raw: the same tiles in the same places, decoded in parallel, or
+    // LibRaw's loader when anything is outside what lw_ljpeg_decode reads as LibRaw does.
+    void ownLoad() {
+        load_raw = libRawLoader;       // LibRaw's name and pointer comparisons from here on
+        libRawLoader = nullptr;
+        unpacker_data_t &u = libraw_internal_data.unpacker_data;
+        TrackedStream *stream = dynamic_cast<TrackedStream *>(libraw_internal_data.internal_data.input);
+        unsigned rw = imgdata.sizes.raw_width, rh = imgdata.sizes.raw_height;
+        if (!stream) return fallBack("not an in-memory stream");
+        if (!imgdata.rawdata.raw_image) return fallBack("no flat raw buffer");
+        if (!imgdata.idata.filters) return fallBack("not a CFA image");
+        if (u.tiff_samples != 1) return fallBack("%u samples per pixel", u.tiff_samples);
+        if (imgdata.idata.raw_count < 1) return fallBack("no raw image counted");
+        if (rw == 0 || rh == 0) return fallBack("no raw size");
+        for (unsigned v = 0; v < 0x10000; v++)
+            if (imgdata.color.curve[v] != v) return fallBack("a linearization table");
+        unsigned tw = u.tile_width, tl = u.tile_length;
+        if (tw == 0 || tl == 0) return fallBack("tile size %ux%u", tw, tl);
+        bool tiled = tl < INT_MAX;
+        uint64_t across = tiled ? ((uint64_t)rw + tw - 1) / tw : 1, down = tiled ? ((uint64_t)rh + tl - 1) / tl : 1;
+        if (across * down > 1u << 20) return fallBack("%llu tiles", (unsigned long long)(across * down));
+        Job job;
+        job.bytes = stream->bytes();
+        job.size = stream->length();
+        INT64 start = u.data_offset;
+        if (start < 0 || (uint64_t)start >= job.size) return fallBack("data offset outside the file");
+        int dng11 = imgdata.idata.dng_version == 0 || imgdata.idata.dng_version >= 0x1010000;
+        for (uint64_t t = 0; t < across * down; t++) {
+            uint64_t offset = (uint64_t)start;
+            if (tiled) {
+                stream->seek(start + (INT64)(4 * t), SEEK_SET);
+                offset = get4();
+            }
+            if (offset >= job.size) return fallBack("stream %llu starts past the end of the file", (unsigned long long)t);
+            lw_ljpeg_target target;
+            target.raw = imgdata.rawdata.raw_image;
+            target.pitch = rw;
+            target.width = (int)rw;
+            target.x0 = tiled ? (int)((t % across) * tw) : 0;
+            target.y0 = tiled ? (int)((t / across) * tl) : 0;
+            target.wrap = (int)std::min(tw, rw);
+            target.rows = (int)std::min<uint64_t>(tl, rh - (unsigned)target.y0);
+            target.reaches_bottom = (unsigned)(target.y0 + target.rows) == rh;
+            target.dng_1_1 = dng11;
+            job.offsets.push_back(offset);
+            job.targets.push_back(target);
+        }
+        job.results.resize(job.offsets.size());
+        report->streams = (int)job.offsets.size();
+        parallel(context, (int)job.offsets.size(), decodeOne, &job);
+        for (size_t t = 0; t < job.results.size(); t++) {
+            const lw_ljpeg_result &r = job.results[t];
+            if (r.status == LW_LJPEG_REJECT) {
+                report->rejected = 1;
+                snprintf(report->reason, sizeof report->reason, "lossless-JPEG stream %zu: %s", t, r.reason);
+                return;
+            }
+            if (r.status != LW_LJPEG_OK) return fallBack("stream %zu: %s", t, r.reason);
+        }
+        for (size_t t = 0; t < job.results.size(); t++) stream->noteRead(job.offsets[t], job.results[t].end);
+        const lw_ljpeg_result &r0 = job.results[0];
+        report->own = 1;
+        report->precision = r0.precision;
+        report->predictor = r0.predictor;
+        report->components = r0.components;
+        report->point_transform = r0.point_transform;
+    }
+
+    lw_parallel_for parallel = nullptr;
+    void *context = nullptr;
+    lw_raw_unpack_report *report = nullptr;
+    void (LibRaw::*libRawLoader)() = nullptr;
+};
+
 } // namespace
 
 struct lw_raw_stream {
@@ -193,3 +337,20 @@ extern "C" void lw_raw_stream_reset(lw_raw_stream *s) { s->stream.reset(); }
 extern "C" uint64_t lw_raw_stream_furthest(const lw_raw_stream *s) { return s->stream.reached(); }
 extern "C" int lw_raw_stream_short(const lw_raw_stream *s) { return s->stream.wasShort() ? 1 : 0; }
 extern "C" void lw_raw_stream_free(lw_raw_stream *s) { delete s; }
+
+extern "C" void *lw_raw_init(void) {
+    try { return &(new OwnUnpackRaw())->imgdata; } catch (...) { return NULL; }
+}
+
+extern "C" int lw_raw_unpack(void *libraw_data, lw_parallel_for parallel, void *context, lw_raw_unpack_report *report) {
+    libraw_data_t *lr = (libraw_data_t *)libraw_data;
+    lw_raw_unpack_report none;
+    if (!report) report = &none;
+    memset(report, 0, sizeof *report);
+    if (!lr || !lr->parent_class) return LIBRAW_UNSPECIFIED_ERROR;
+    OwnUnpackRaw *own = dynamic_cast<OwnUnpackRaw *>((LibRaw *)lr->parent_class);
+    if (!own) {
+        try { return ((LibRaw *)lr->parent_class)->unpack(); } catch (...) { return LIBRAW_UNSPECIFIED_ERROR; }
+    }
+    return own->unpackOwn(parallel, context, report);
+}

@@ -1,3 +1,4 @@
+import CShims
 import Foundation
 import LightWork
 
@@ -200,5 +201,32 @@ package enum FuzzBodies {
         m.entries = [reply.entry, reply.entry]
         m.updateSummary()
         _ = try? m.encoded()
+    }
+
+    /// A lossless-JPEG tile stream into LightWork's decoder (lw_ljpeg_decode) twice: as a 32 × 32 tile inside a
+    /// 64 × 64 mosaic, and as a 64-wide band at its bottom (samples past it fall off). The guard cells around the
+    /// targets must stay untouched; the decoder reads only `data`. The first status is returned (seeds: 0).
+    package static func ljpeg(_ data: Data) -> Int32 {
+        let guardValue: UInt16 = 0xA5A5
+        var mosaic = [UInt16](repeating: guardValue, count: 64 * 64)
+        var first: Int32 = -1
+        data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            mosaic.withUnsafeMutableBufferPointer { m in
+                for (x0, y0, wrap, rows, bottom) in [(16, 8, 32, 32, Int32(0)), (0, 48, 64, 16, Int32(1))] {
+                    var target = lw_ljpeg_target(raw: m.baseAddress, pitch: 64, width: 64, x0: Int32(x0), y0: Int32(y0), wrap: Int32(wrap),
+                                                 rows: Int32(rows), reaches_bottom: bottom, dng_1_1: 1)
+                    var result = lw_ljpeg_result()
+                    let status = lw_ljpeg_decode(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!, bytes.count, &target, &result)
+                    if first < 0 { first = status }
+                    precondition(result.end <= bytes.count, "the decoder reports reading past the stream")
+                }
+            }
+        }
+        // Outside both targets nothing may change.
+        for y in 0..<64 { for x in 0..<64 where !((16..<48).contains(x) && (8..<40).contains(y)) && y < 48 {
+            precondition(mosaic[y * 64 + x] == guardValue, "the decoder wrote outside its tile at \(x), \(y)")
+        } }
+        return first
     }
 }

@@ -11,6 +11,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case fileCompleteness = "file-completeness"
     case webp, heif
     case cameraProfile = "camera-profile"
+    case ljpeg
 
     /// Runs the target's body on one input.
     package func run(_ data: Data) {
@@ -29,6 +30,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .fileCompleteness: FuzzBodies.fileCompleteness(data)
         case .webp, .heif: FuzzBodies.container(data)
         case .cameraProfile: FuzzBodies.cameraProfile(data)
+        case .ljpeg: _ = FuzzBodies.ljpeg(data)
         }
     }
 }

@@ -16,10 +16,51 @@ enum DNGWriter {
         case ljpeg
     }
 
+    /// How a lossless-JPEG DNG is laid out and coded (`--ljpeg`): the defaults are Adobe's (256-or-smaller square
+    /// tiles that divide the frame, 16-bit precision, two components, predictor 1).
+    struct LosslessLayout: Equatable {
+        var coding = LosslessJPEG.Coding()
+        /// JPEG precision P: 16, or 14 / 12 with the samples (and black and white levels) scaled to fit.
+        var precision = 16
+        /// Tile size; nil: `tileSide`'s square. Edge tiles may run past the frame (padded by repeating its edge).
+        var tile: (width: Int, height: Int)?
+        /// One strip (one JPEG stream) for the whole frame instead of tiles.
+        var strip = false
+
+        static func == (a: Self, b: Self) -> Bool {
+            a.coding == b.coding && a.precision == b.precision && a.strip == b.strip && a.tile?.width == b.tile?.width && a.tile?.height == b.tile?.height
+        }
+
+        /// Parses `predictor=N,bits=16|14|12,tile=WxH,components=1|2,pt=N,strip`.
+        init(spec: String) throws {
+            for item in spec.split(separator: ",") {
+                let kv = item.split(separator: "=", maxSplits: 1).map(String.init)
+                let number = kv.count == 2 ? Int(kv[1]) : nil
+                switch (kv[0], number) {
+                case ("predictor", let n?) where (1...7).contains(n): coding.predictor = n
+                case ("components", let n?) where n == 1 || n == 2: coding.components = n
+                case ("pt", let n?) where (0...4).contains(n): coding.pointTransform = n
+                case ("bits", let n?) where [12, 14, 16].contains(n): precision = n
+                case ("strip", nil) where kv.count == 1: strip = true
+                case ("tile", nil) where kv.count == 2:
+                    let wh = kv[1].split(separator: "x").compactMap { Int($0) }
+                    guard wh.count == 2, wh.allSatisfy({ $0 >= 2 && $0 <= 65535 }) else { throw LightWorkError.usage("--ljpeg tile expects WxH, not '\(kv[1])'") }
+                    tile = (wh[0], wh[1])
+                default: throw LightWorkError.usage("--ljpeg expects predictor=1…7,bits=16|14|12,tile=WxH,components=1|2,pt=0…4,strip; not '\(item)'")
+                }
+            }
+        }
+
+        init() {}
+
+        /// Right shift that brings the synthetic camera's 14-bit samples into `precision` bits.
+        var sampleShift: Int { max(0, 14 - precision) }
+    }
+
     /// Writes `mosaic` with `camera`'s colour tags to `url`; on failure nothing is left under that name. `make` and
     /// `model` name another camera (a lens-corrected file names one lensfun knows) with the same colour tags.
     static func write(_ mosaic: CFAMosaic, camera: SyntheticCamera, to url: URL, compression: Compression = .none,
-                      make: String = SyntheticCamera.make, model: String = SyntheticCamera.model,
+                      lossless: LosslessLayout = LosslessLayout(), make: String = SyntheticCamera.make, model: String = SyntheticCamera.model,
                       uniqueCameraModel: String = SyntheticCamera.uniqueCameraModel) throws {
         lw_tiff_quiet()
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).lwtmp")
@@ -29,10 +70,11 @@ enum DNGWriter {
         var closed = false
         defer { if !closed { TIFFClose(tif) } }
         do {
-            try setTags(tif, mosaic: mosaic, camera: camera, make: make, model: model, uniqueCameraModel: uniqueCameraModel)
+            let shift = compression == .ljpeg ? lossless.sampleShift : 0
+            try setTags(tif, mosaic: mosaic, camera: camera, make: make, model: model, uniqueCameraModel: uniqueCameraModel, shift: shift)
             switch compression {
             case .none: try writeStrips(tif, mosaic)
-            case .ljpeg: try writeLosslessJPEGTiles(tif, mosaic)
+            case .ljpeg: try writeLosslessJPEGTiles(tif, mosaic, lossless)
             }
             TIFFClose(tif)
             closed = true
@@ -47,7 +89,7 @@ enum DNGWriter {
     }
 
     private static func setTags(_ tif: OpaquePointer, mosaic: CFAMosaic, camera: SyntheticCamera, make: String, model: String,
-                                uniqueCameraModel: String) throws {
+                                uniqueCameraModel: String, shift: Int = 0) throws {
         func check(_ ok: Int32, _ name: String) throws {
             if ok == 0 { throw LightWorkError.writeFailed("cannot set DNG tag \(name): \(String(cString: lw_tiff_last_error()))") }
         }
@@ -81,9 +123,9 @@ enum DNGWriter {
 
         let blackDim: [UInt16] = [1, 1]
         try check(lw_tiff_set_pointer(tif, UInt32(TIFFTAG_BLACKLEVELREPEATDIM), blackDim), "BlackLevelRepeatDim")
-        let black: [Float] = [Float(SyntheticCamera.blackLevel)]
+        let black: [Float] = [Float(SyntheticCamera.blackLevel) / Float(1 << shift)]
         try check(lw_tiff_set_float_array(tif, UInt32(TIFFTAG_BLACKLEVEL), 1, black), "BlackLevel")
-        let white: [UInt32] = [UInt32(SyntheticCamera.whiteLevel)]
+        let white: [UInt32] = [UInt32(SyntheticCamera.whiteLevel) >> shift]
         try check(lw_tiff_set_u32_array(tif, UInt32(TIFFTAG_WHITELEVEL), 1, white), "WhiteLevel")
 
         let matrix = SyntheticCamera.colorMatrix1.floats
@@ -101,29 +143,48 @@ enum DNGWriter {
         [256, 128, 64, 32, 16].first { width % $0 == 0 && height % $0 == 0 }
     }
 
-    /// Replaces the strip layout with tiles and Compression 7, then writes each tile's JPEG stream as is.
-    private static func writeLosslessJPEGTiles(_ tif: OpaquePointer, _ mosaic: CFAMosaic) throws {
-        guard let side = tileSide(width: mosaic.width, height: mosaic.height) else {
-            throw LightWorkError.usage("lossless-JPEG DNG: width and height must be multiples of 16 (\(mosaic.width) x \(mosaic.height))")
-        }
+    /// Replaces the strip layout with tiles (or one strip) and Compression 7, then writes each JPEG stream as is.
+    private static func writeLosslessJPEGTiles(_ tif: OpaquePointer, _ mosaic: CFAMosaic, _ lossless: LosslessLayout) throws {
         func check(_ ok: Int32, _ name: String) throws {
             if ok == 0 { throw LightWorkError.writeFailed("cannot set DNG tag \(name): \(String(cString: lw_tiff_last_error()))") }
         }
+        let (tw, th): (Int, Int)
+        if lossless.strip {
+            (tw, th) = (mosaic.width, mosaic.height)
+        } else if let tile = lossless.tile {
+            (tw, th) = tile
+        } else {
+            guard let side = tileSide(width: mosaic.width, height: mosaic.height) else {
+                throw LightWorkError.usage("lossless-JPEG DNG: width and height must be multiples of 16 (\(mosaic.width) x \(mosaic.height)), or give --ljpeg tile=WxH")
+            }
+            (tw, th) = (side, side)
+        }
+        guard tw % lossless.coding.components == 0 else { throw LightWorkError.usage("--ljpeg: a tile \(tw) wide does not split into \(lossless.coding.components) components") }
         try check(lw_tiff_set_u16(tif, UInt32(TIFFTAG_COMPRESSION), 7), "Compression (JPEG)")
-        try check(lw_tiff_set_u32(tif, UInt32(TIFFTAG_TILEWIDTH), UInt32(side)), "TileWidth")
-        try check(lw_tiff_set_u32(tif, UInt32(TIFFTAG_TILELENGTH), UInt32(side)), "TileLength")
+        if lossless.strip {
+            try check(lw_tiff_set_u32(tif, UInt32(TIFFTAG_ROWSPERSTRIP), UInt32(mosaic.height)), "RowsPerStrip")
+        } else {
+            try check(lw_tiff_set_u32(tif, UInt32(TIFFTAG_TILEWIDTH), UInt32(tw)), "TileWidth")
+            try check(lw_tiff_set_u32(tif, UInt32(TIFFTAG_TILELENGTH), UInt32(th)), "TileLength")
+        }
+        let shift = lossless.sampleShift
         var tiles: [[UInt16]] = []
-        for ty in stride(from: 0, to: mosaic.height, by: side) {
-            for tx in stride(from: 0, to: mosaic.width, by: side) {
-                var tile = [UInt16](repeating: 0, count: side * side)
-                for y in 0..<side { for x in 0..<side { tile[y * side + x] = mosaic.samples[(ty + y) * mosaic.width + tx + x] } }
+        for ty in stride(from: 0, to: mosaic.height, by: th) {
+            for tx in stride(from: 0, to: mosaic.width, by: tw) {
+                var tile = [UInt16](repeating: 0, count: tw * th)
+                // Edge tiles repeat the frame's last row and column, as DNG writers pad them.
+                for y in 0..<th { for x in 0..<tw {
+                    tile[y * tw + x] = mosaic.samples[min(ty + y, mosaic.height - 1) * mosaic.width + min(tx + x, mosaic.width - 1)] >> shift
+                } }
                 tiles.append(tile)
             }
         }
-        let coder = LosslessJPEG(fittedTo: tiles, width: side)
+        let coder = LosslessJPEG(fittedTo: tiles, width: tw, precision: lossless.precision, coding: lossless.coding)
         for (index, tile) in tiles.enumerated() {
-            var stream = coder.encode(tile, width: side, height: side)
-            if TIFFWriteRawTile(tif, UInt32(index), &stream, tmsize_t(stream.count)) < 0 {
+            var stream = coder.encode(tile, width: tw, height: th)
+            let written = lossless.strip ? TIFFWriteRawStrip(tif, UInt32(index), &stream, tmsize_t(stream.count))
+                : TIFFWriteRawTile(tif, UInt32(index), &stream, tmsize_t(stream.count))
+            if written < 0 {
                 throw LightWorkError.writeFailed("tile \(index): \(String(cString: lw_tiff_last_error()))")
             }
         }

@@ -1,22 +1,34 @@
 import Foundation
 import LightWork
 
-/// A lossless JPEG encoder (ITU T.81 process 14: SOF3, Huffman coding, predictor 1, point transform 0), the
-/// compression DNG writers use for raw data (DNG Compression 7). A CFA tile is coded as DNG writers do: two
-/// components, each sample the even and odd pixel of a row, so the JPEG frame is half the tile's width.
+/// A lossless JPEG encoder (ITU T.81 process 14: SOF3, Huffman coding, predictors 1–7, point transform), the
+/// compression DNG writers use for raw data (DNG Compression 7). A CFA tile is coded as DNG writers do: by default
+/// two components, each sample the even and odd pixel of a row, so the JPEG frame is half the tile's width; with
+/// one component the frame is the tile.
 ///
-/// One Huffman table (built from the data's difference categories, T.81 Annex K.2) serves both components.
+/// One Huffman table (built from the data's difference categories, T.81 Annex K.2) serves every component.
 struct LosslessJPEG {
     /// Code length of each difference category 0…16 (0: the category does not occur).
     let lengths: [Int]
     /// Code of each category, the low `lengths[c]` bits.
     let codes: [UInt32]
     let precision: Int
+    /// How the samples are coded (the defaults are what Adobe's DNG writers use).
+    struct Coding: Equatable {
+        /// T.81 predictor selection value 1…7.
+        var predictor = 1
+        /// Components per frame line: 2 (a CFA row as interleaved pairs) or 1.
+        var components = 2
+        /// Point transform Pt: the low bits dropped before coding (samples are stored as value >> Pt).
+        var pointTransform = 0
+    }
+    let coding: Coding
 
     /// A table fitted to the samples of every tile that will be coded with it.
-    init(fittedTo tiles: [[UInt16]], width: Int, precision: Int = 16) {
+    init(fittedTo tiles: [[UInt16]], width: Int, precision: Int = 16, coding: Coding = Coding()) {
+        self.coding = coding
         var counts = [Int](repeating: 0, count: 17)
-        for tile in tiles { Self.forEachDifference(tile, width: width, precision: precision) { counts[Self.category($0)] += 1 } }
+        for tile in tiles { Self.forEachDifference(tile, width: width, precision: precision, coding: coding) { counts[Self.category($0)] += 1 } }
         lengths = Self.codeLengths(counts)
         var codes = [UInt32](repeating: 0, count: 17)
         // Canonical codes: shortest first, symbols in order within a length.
@@ -35,19 +47,19 @@ struct LosslessJPEG {
         func segment(_ marker: UInt8, _ body: [UInt8]) {
             out += [0xFF, marker, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body
         }
-        let columns = width / 2
+        let nc = coding.components, columns = width / nc
         // DHT: class 0 (DC / lossless), table 0: counts per length 1…16, then the symbols by length.
         var dht: [UInt8] = [0x00]
         for length in 1...16 { dht.append(UInt8((0..<17).filter { lengths[$0] == length }.count)) }
         for length in 1...16 { for c in 0..<17 where lengths[c] == length { dht.append(UInt8(c)) } }
         segment(0xC4, dht)
-        // SOF3: precision, lines, samples per line, two components (ids 1, 2), 1 × 1 sampling, no quantisation table.
-        segment(0xC3, [UInt8(precision), UInt8(height >> 8), UInt8(height & 0xFF), UInt8(columns >> 8), UInt8(columns & 0xFF), 2,
-                       1, 0x11, 0, 2, 0x11, 0])
-        // SOS: both components on table 0, predictor 1 (Ss), Se 0, Ah/Al 0.
-        segment(0xDA, [2, 1, 0x00, 2, 0x00, 1, 0, 0])
+        // SOF3: precision, lines, samples per line, the components (ids 1…), 1 × 1 sampling, no quantisation table.
+        segment(0xC3, [UInt8(precision), UInt8(height >> 8), UInt8(height & 0xFF), UInt8(columns >> 8), UInt8(columns & 0xFF), UInt8(nc)]
+                + (1...nc).flatMap { [UInt8($0), 0x11, 0] })
+        // SOS: every component on table 0, the predictor (Ss), Se 0, Ah 0, Al the point transform.
+        segment(0xDA, [UInt8(nc)] + (1...nc).flatMap { [UInt8($0), 0x00] } + [UInt8(coding.predictor), 0, UInt8(coding.pointTransform)])
         var bits = BitWriter()
-        Self.forEachDifference(samples, width: width, precision: precision) { difference in
+        Self.forEachDifference(samples, width: width, precision: precision, coding: coding) { difference in
             let c = Self.category(difference)
             bits.write(codes[c], count: lengths[c])
             // Category 16 (difference 32768) has no extra bits; otherwise negative differences are sent as value - 1.
@@ -58,15 +70,33 @@ struct LosslessJPEG {
         return out
     }
 
-    /// The prediction differences in scan order (row by row, the two components alternating), predictor 1:
-    /// the sample to the left in the same component; a row's first samples predict from the row above, and
-    /// the very first from 2^(P-1). Differences are taken modulo 2^16 into -32768…32767 (T.81 H.1.2.1).
-    static func forEachDifference(_ samples: [UInt16], width: Int, precision: Int, _ body: (Int) -> Void) {
-        let height = samples.count / width
+    /// The prediction differences in scan order (row by row, the components alternating), of the samples shifted
+    /// down by the point transform: the first line predicts from the sample to the left in the same component (Ra),
+    /// a line's first samples from the one above (Rb), the very first from 2^(P-Pt-1), and every other sample by
+    /// the predictor from Ra, Rb and Rc (T.81 Table H.1). Differences are taken modulo 2^16 into -32768…32767 (H.1.2.1).
+    static func forEachDifference(_ samples: [UInt16], width: Int, precision: Int, coding: Coding, _ body: (Int) -> Void) {
+        let height = samples.count / width, nc = coding.components, pt = coding.pointTransform
+        func at(_ y: Int, _ x: Int) -> Int { Int(samples[y * width + x]) >> pt }
         for y in 0..<height {
             for x in 0..<width {
-                let value = Int(samples[y * width + x])
-                let prediction = x >= 2 ? Int(samples[y * width + x - 2]) : y > 0 ? Int(samples[(y - 1) * width + x]) : 1 << (precision - 1)
+                let value = at(y, x)
+                let prediction: Int
+                if x < nc {
+                    prediction = y > 0 ? at(y - 1, x) : 1 << (precision - pt - 1)
+                } else if y == 0 {
+                    prediction = at(y, x - nc)
+                } else {
+                    let a = at(y, x - nc), b = at(y - 1, x), c = at(y - 1, x - nc)
+                    switch coding.predictor {
+                    case 1: prediction = a
+                    case 2: prediction = b
+                    case 3: prediction = c
+                    case 4: prediction = a + b - c
+                    case 5: prediction = a + ((b - c) >> 1)
+                    case 6: prediction = b + ((a - c) >> 1)
+                    default: prediction = (a + b) >> 1
+                    }
+                }
                 var d = (value - prediction) & 0xFFFF
                 if d >= 0x8000 { d -= 0x10000 }
                 body(d)

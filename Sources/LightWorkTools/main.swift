@@ -20,6 +20,7 @@ let usage = """
       lightwork-tools make-sample-dng -o FILE.dng [--width W --height H] [--seed N] [--illuminant D65|A|D50|D55|D75|F2]
                                       [--scene chart|photo] [--underexpose STOPS]
                                       [--truth FILE.json] [--srgb-png FILE.png] [--compression none|ljpeg]
+                                      [--ljpeg predictor=1..7,bits=16|14|12,tile=WxH,components=1|2,pt=0..4,strip]
                                       [--cfa RGGB|BGGR|GRBG|GBRG] [--orientation 1..8] [--default-scale H:V]
                                       [--iso N] [--camera MAKE:MODEL:UNIQUECAMERAMODEL]
       lightwork-tools make-chart-photo -o FILE.dng [--truth FILE.json] [--srgb-png FILE.png] [--seed N] [--width W --height H]
@@ -28,7 +29,7 @@ let usage = """
                                             a ColorChecker photographed in a cluttered scene, with its corners as truth
       lightwork-tools make-bench-dng  -o FILE.dng [--width 6000 --height 4000] [--seed N] [--illuminant D65|A]
                                       [--truth FILE.json] [--srgb-png FILE.png]
-      lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels|highlights|develop-geometry|develop|encode|demosaic]
+      lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels|highlights|develop-geometry|develop|encode|demosaic|unpack]
 
       lightwork-tools make-tiny-pngs -o DIR --count N [--size 16]
                                       N small 8-bit sRGB PNGs, each of its own colours, 1,000 to a subfolder
@@ -51,6 +52,8 @@ let usage = """
 
     make-*-dng write a synthetic RGGB DNG of a ColorChecker, a grey ramp and a zone plate with fine lines, of known colour.
     --compression ljpeg stores the raw data as lossless-JPEG tiles (DNG Compression 7; width and height multiples of 16).
+    --ljpeg changes how: the predictor, the JPEG precision (12 and 14 scale the samples and levels to fit), the tile
+    size (edge tiles may overhang the frame), one or two components per frame line, a point transform, or one strip.
     --scene photo paints a landscape (sky, clouds, grass, a white house, a car with clipped glints) instead of the
     chart; its truth file lists its flat areas. --underexpose darkens the raw data by STOPS with a normal exposure's
     BaselineExposure (for exposure tests).
@@ -64,6 +67,7 @@ let usage = """
     bench times the full filter chain and the neutral render on a synthetic image (and decoding --raw FILE);
     --breakdown adds each filter's cost in a pass of its own and in cache (--only kernels: just the latter);
     --only highlights times decoding each --raw FILE (repeatable) with --highlights clip and reconstruct.
+    --only unpack times each --raw FILE's unpack by LibRaw's loader and by LightWork's lossless-JPEG decoder.
     --only develop times each develop module and the whole develop stage with every module on.
     --only encode --image FILE.tif [--formats webp,heif] times each output format's writer on a 16-bit render.
     """
@@ -78,6 +82,8 @@ struct SampleRequest {
     var truth: URL?
     var srgbPNG: URL?
     var compression = DNGWriter.Compression.none
+    /// The lossless-JPEG layout and coding (`--ljpeg`, with `--compression ljpeg`).
+    var lossless = DNGWriter.LosslessLayout()
     var layout = DNGLayout()
     var noise = SensorNoise.fixed
     /// `chart` (the ColorChecker test chart) or `photo` (`PhotoScene`).
@@ -132,6 +138,7 @@ struct SampleRequest {
                     throw LightWorkError.usage("--compression expects one of \(DNGWriter.Compression.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
                 }
                 compression = c
+            case "--ljpeg": lossless = try DNGWriter.LosslessLayout(spec: try value(flag))
             case "--cfa":
                 let text = try value(flag)
                 guard let cfa = CFALayout(rawValue: text.uppercased()) else {
@@ -188,7 +195,7 @@ func makeSample(_ request: SampleRequest, command: String) throws {
     let scene: any ScenePainter = photo ?? SceneGenerator(layout: layout)
     let camera = SyntheticCamera(illuminant: request.illuminant, underexposure: request.underexpose)
     let mosaic = CFAMosaic(scene: scene, camera: camera, seed: request.seed, layout: request.layout, noise: request.noise)
-    try DNGWriter.write(mosaic, camera: camera, to: request.output!, compression: request.compression,
+    try DNGWriter.write(mosaic, camera: camera, to: request.output!, compression: request.compression, lossless: request.lossless,
                         make: request.camera.make, model: request.camera.model, uniqueCameraModel: request.camera.unique)
     var written = [request.output!.path]
     if let truth = request.truth {
@@ -239,6 +246,7 @@ func runBenchmarks(_ arguments: ArraySlice<String>) throws {
     }
     if only == "develop-geometry" { print(try SharpenGeometryBenchmark.run(width: width, height: height, engine: engine)) }
     if only == nil || only == "neutral" { print(RenderBenchmark.neutral(width: width, height: height, engine: engine)) }
+    if only == "unpack" { print(try UnpackBenchmark.run(urls: raws, engine: engine)); return }
     if only == "highlights" { print(try RenderBenchmark.highlights(urls: raws, engine: engine)); return }
     if only == "encode" {
         guard let image else { throw LightWorkError.usage("bench --only encode needs --image FILE.tif (a 16-bit render)") }

@@ -40,6 +40,7 @@ final class FuzzRegressionTests: XCTestCase {
         for (name, d) in valid(.recipe) { XCTAssertNoThrow(try Recipe.parse(d, file: name, baseDirectory: scratch, ranges: ranges), name) }
         for (name, d) in valid(.manifest) { XCTAssertNoThrow(try Manifest.decode(d), name) }
         for (name, d) in valid(.workerReply) { XCTAssertNoThrow(try WorkerLine.decode(WorkerReply.self, from: d), name) }
+        for (name, d) in valid(.ljpeg) { XCTAssertEqual(FuzzBodies.ljpeg(d), 0, name) }
         for (name, d) in valid(.webp) + valid(.heif) { XCTAssertNoThrow(try RGBDecoder.decode(data: d, options: DecodeOptions()), name) }
         for (name, d) in valid(.exif) {
             XCTAssertTrue(EXIFReader.read(d) != nil || CaptureInfoProbe.read(header: [UInt8](d)) != nil, name)

@@ -29,6 +29,29 @@ int lw_raw_stream_short(const lw_raw_stream *stream);
 
 void lw_raw_stream_free(lw_raw_stream *stream);
 
+/// A LibRaw handle (a `libraw_data_t *`, closed by libraw_close) whose lossless-JPEG DNG loader lw_raw_unpack can
+/// replace with LightWork's own (lw_ljpeg.h); NULL when out of memory.
+void *lw_raw_init(void);
+
+/// Runs `body(job, i)` for every i in 0..<count, on any threads, returning when all have run.
+typedef void (*lw_parallel_body)(void *job, int index);
+typedef void (*lw_parallel_for)(void *context, int count, lw_parallel_body body, void *job);
+
+/// Which loader produced the mosaic of one lw_raw_unpack.
+typedef struct {
+    int handled;         ///< the file's loader was LibRaw's lossless_dng_load_raw and LightWork's stood in for it
+    int own;             ///< LightWork's decoder wrote the mosaic (else LibRaw's loader did, for `reason`)
+    int rejected;        ///< a stream LibRaw's loader cannot read safely: the decode must fail for `reason`
+    int streams;         ///< lossless-JPEG streams (tiles) in the image
+    int precision, predictor, components, point_transform;   ///< of the first stream, when own
+    char reason[192];
+} lw_raw_unpack_report;
+
+/// LibRaw's unpack, with LightWork's tile-parallel lossless-JPEG decoder in place of lossless_dng_load_raw when
+/// `parallel` is non-NULL and the handle came from lw_raw_init; the mosaic is bit for bit LibRaw's (any stream
+/// the decoder does not read as LibRaw does goes to LibRaw's loader, for the whole image). Returns LibRaw's code.
+int lw_raw_unpack(void *libraw_data, lw_parallel_for parallel, void *context, lw_raw_unpack_report *report);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,6 +10,7 @@
 #include "lw_jpegdec.h"
 #include "lw_lcms.h"
 #include "lw_lens.h"
+#include "lw_ljpeg.h"
 #include "lw_png.h"
 #include "lw_pngdec.h"
 #include "lw_resample.h"

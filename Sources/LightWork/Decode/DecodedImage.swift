@@ -14,8 +14,9 @@ public struct DecodedImage: Sendable {
     /// Format-specific facts for `lightwork info` (CFA pattern, black/white levels, white balance…).
     public var details: [String: String]
     /// The `details` keys that name what the decoder decided for a RAW (copied into its manifest entry):
-    /// white balance and its multipliers, demosaic and whose, colour conversion, pixel aspect, orientation.
-    public static let decisionKeys = ["whiteBalance", "highlights", "demosaic", "colour", "cameraProfile", "pixelAspect", "orientation"]
+    /// white balance and its multipliers, whose loader unpacked the mosaic, demosaic and whose, colour conversion,
+    /// pixel aspect, orientation.
+    public static let decisionKeys = ["whiteBalance", "unpack", "highlights", "demosaic", "colour", "cameraProfile", "pixelAspect", "orientation"]
     /// The decisions among `details`, nil when the decoder records none (RGB inputs).
     public var decisions: [String: String]? {
         let found = details.filter { Self.decisionKeys.contains($0.key) }

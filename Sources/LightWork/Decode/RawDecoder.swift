@@ -35,6 +35,41 @@ public enum RawDecoder {
         }
     }
 
+    /// A RAW file's unpacked mosaic as LibRaw lays it out (`raw_image`: rawWidth × rawHeight, masked borders
+    /// included), and which loader wrote it.
+    public struct UnpackedMosaic: Sendable {
+        public let rawWidth: Int, rawHeight: Int
+        public let values: [UInt16]
+        /// The `unpack` decision the decode records (DecodedImage.decisionKeys).
+        public let unpacker: String
+        /// LightWork's lossless-JPEG decoder wrote the mosaic.
+        public let own: Bool
+        /// Wall-clock seconds of the unpack (LibRaw's unpack with whichever loader ran).
+        public let seconds: Double
+    }
+
+    /// Unpacks `url` without developing it: with `lightWork` false, LibRaw's own loader always runs (the reference
+    /// the tests and `lightwork-tools bench` hold LightWork's decoder against). Throws as `decode` does.
+    public static func unpackMosaic(url: URL, lightWork: Bool = true, engine: EngineConfiguration = .detected) throws -> UnpackedMosaic {
+        let data = try read(url)
+        return try data.withUnsafeBytes { raw in
+            let session = try Session(url: url, data: raw, options: DecodeOptions(), engine: engine)
+            session.ownUnpack = lightWork
+            let start = DispatchTime.now().uptimeNanoseconds
+            let rc = session.unpack()
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            try session.checkDataPresent()
+            guard rc == LIBRAW_SUCCESS.rawValue else { throw RawDecoder.error(rc, stage: "unpack", url: url) }
+            if session.unpackReport.rejected != 0 { throw LightWorkError.decodeFailed("the raw data is corrupt: \(session.unpackReason)") }
+            if session.dataError.pointee != 0 { throw LightWorkError.decodeFailed("the raw data is truncated or corrupt (LibRaw reported a data error)") }
+            let d = session.lr.pointee
+            guard let image = d.rawdata.raw_image else { throw LightWorkError.decodeFailed("LibRaw unpacked no flat mosaic") }
+            let (w, h) = (Int(d.sizes.raw_width), Int(d.sizes.raw_height))
+            return UnpackedMosaic(rawWidth: w, rawHeight: h, values: Array(UnsafeBufferPointer(start: image, count: w * h)),
+                                  unpacker: session.unpackDecision, own: session.unpackReport.own != 0, seconds: seconds)
+        }
+    }
+
     /// Reads what the decoder sees without demosaicing (for `lightwork info`).
     public static func inspect(url: URL, options: DecodeOptions = DecodeOptions()) throws -> (metadata: ImageMetadata, details: [String: String]) {
         let session = try Session(url: url, data: nil, options: options)
@@ -79,6 +114,12 @@ public enum RawDecoder {
         return max(readAheadAllowance, blockReadAllowance[name] ?? 0)
     }
 
+    /// `lw_parallel_for` on LightWork's threads: `context` carries the thread count (each index writes its own tile).
+    static let parallelFor: lw_parallel_for = { context, count, body, job in
+        guard let body else { return }
+        Parallel.forEach(Int(count), workers: max(1, Int(bitPattern: context))) { _, i in body(job, Int32(i)) }
+    }
+
     /// Version of the linked LibRaw.
     public static var libraryVersion: String { String(cString: libraw_version()) }
 
@@ -115,7 +156,7 @@ public enum RawDecoder {
                 file.withUnsafeBytes { owned!.copyMemory(from: $0) }
             }
             let bytes = data ?? UnsafeRawBufferPointer(owned!)
-            guard let lr = libraw_init(0) else {
+            guard let lr = lw_raw_init()?.assumingMemoryBound(to: libraw_data_t.self) else {
                 owned?.deallocate()
                 throw LightWorkError.decodeFailed("LibRaw could not be initialised")
             }
@@ -186,6 +227,35 @@ public enum RawDecoder {
             dataError.deallocate()
         }
 
+        /// Whether `unpack` lets LightWork's lossless-JPEG decoder stand in for LibRaw's (tests and the bench turn it off).
+        var ownUnpack = true
+        /// What the last `unpack` did (which loader wrote the mosaic, and why).
+        var unpackReport = lw_raw_unpack_report()
+
+        /// LibRaw's unpack, with LightWork's tile-parallel lossless-JPEG decoder in place of LibRaw's DNG loader
+        /// where it reads the file exactly as LibRaw does (lw_raw_unpack); LibRaw's return code.
+        func unpack() -> Int32 {
+            var report = lw_raw_unpack_report()
+            let rc = lw_raw_unpack(lr, ownUnpack ? RawDecoder.parallelFor : nil, UnsafeMutableRawPointer(bitPattern: max(1, engine.threads)), &report)
+            unpackReport = report
+            return rc
+        }
+
+        /// The report's reason as text.
+        var unpackReason: String { withUnsafeBytes(of: unpackReport.reason) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) } }
+
+        /// The `unpack` decision: whose loader wrote the mosaic, and why LibRaw's when LightWork's declined.
+        var unpackDecision: String {
+            let r = unpackReport
+            if r.own != 0 {
+                return "LightWork lossless JPEG (\(r.streams) \(r.streams == 1 ? "stream" : "tiles"), \(r.precision)-bit, predictor \(r.predictor), "
+                    + "\(r.components) component\(r.components == 1 ? "" : "s")\(r.point_transform != 0 ? ", point transform \(r.point_transform)" : ""))"
+            }
+            let loader = "LibRaw \(loaderName.hasSuffix("()") ? String(loaderName.dropLast(2)) : loaderName)"
+            if r.handled != 0 { return loader + " (LightWork's lossless-JPEG decoder declined: \(unpackReason))" }
+            return loader
+        }
+
         /// LibRaw's name for the loader it chose; empty when it chose none (the name is then a null pointer).
         var loaderName: String { libraw_unpack_function_name(lr).map { String(cString: $0) } ?? "" }
 
@@ -199,9 +269,10 @@ public enum RawDecoder {
         }
 
         func decode() throws -> DecodedImage {
-            var rc = libraw_unpack(lr)
+            var rc = unpack()
             try checkDataPresent()
             guard rc == LIBRAW_SUCCESS.rawValue else { throw RawDecoder.error(rc, stage: "unpack", url: url) }
+            if unpackReport.rejected != 0 { throw LightWorkError.decodeFailed("the raw data is corrupt: \(unpackReason)") }
             if dataError.pointee != 0 { throw LightWorkError.decodeFailed("the raw data is truncated or corrupt (LibRaw reported a data error)") }
             let d = lr.pointee
             // What LibRaw's processing will do, read before it runs: its fuji_rotate and stretch change the size.
@@ -249,6 +320,7 @@ public enum RawDecoder {
             let orientation = Orientation(libRawFlip: lr.pointee.sizes.flip)
             let (w, h) = orientation.swapsAxes ? (sh, sw) : (sw, sh)
             var details = details()
+            details["unpack"] = unpackDecision
             // What was decided for this file, named in the manifest (DecodedImage.decisionKeys).
             details["whiteBalance"] = chosen?.decision
                 ?? "\(balance.rawValue), multipliers " + [multipliers.x, multipliers.y, multipliers.z].map { String(format: "%.4f", $0) }.joined(separator: " ")
