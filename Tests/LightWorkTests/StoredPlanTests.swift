@@ -91,7 +91,7 @@ final class StoredPlanTests: XCTestCase {
         let plan = try BatchPlanner.store(paths: [input.path], rules: PlanRules(outputExtension: "jpg"), outputDirectory: dir.appendingPathComponent("out"),
                                           owner: { _ in nil })
         XCTAssertEqual(plan.count, 2000)
-        XCTAssertEqual(plan[1999].outputPath, "d3/f999.jpg")
+        XCTAssertEqual(plan[1999].outputPath, "d3/f1999.jpg", "the last of d3 sorted by name")
         var largest = 0
         func visit(_ value: Any, depth: Int) {
             let mirror = Mirror(reflecting: value)

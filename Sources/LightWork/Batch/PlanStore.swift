@@ -116,7 +116,8 @@ final class SQLitePlanStorage: PlanStorage {
         var job: PlannedJob?
         attempt { () throws(LightWorkError) in
             try database.rows(selectJob, [.int(Int64(position))]) { (row: SQLiteDatabase.Row) throws(LightWorkError) in
-                let item = InputItem(url: URL(fileURLWithPath: row.text(0)), displayPath: row.text(1), relativePath: row.text(2))
+                // Inputs are files: a URL asked to find out whether it is a folder would stat it at every read.
+                let item = InputItem(url: URL(fileURLWithPath: row.text(0), isDirectory: false), displayPath: row.text(1), relativePath: row.text(2))
                 let detail = row.text(4)
                 let action: PlannedJob.Action = switch row.int(3) {
                 case 0: .convert(output: detail)
