@@ -154,16 +154,23 @@ enum ConvertCommand {
         }
         // Outputs an earlier run recorded here are this export's own (see CollisionPolicy): every run's in the folder's
         // ledgers (whole runs, shard splits, watches), and the outputs an interrupted run announced before writing them.
-        let plan = BatchPlanner.plan(paths: parsed.positionals, rules: rules, outputDirectory: output, owner: history.owner(ofOutput:),
-                                     intents: OutputIntents.all(first: manifestURL, in: output))
-        if plan.jobs.isEmpty {
+        // The plan is kept in a temporary database, not in memory: the parent of a 100,000-file batch stays as small as a 1,000-file one's.
+        let plan: StoredPlan
+        do {
+            plan = try BatchPlanner.store(paths: parsed.positionals, rules: rules, outputDirectory: output, owner: history.owner(ofOutput:),
+                                          intents: OutputIntents.all(first: manifestURL, in: output))
+        } catch {
+            console.error("cannot plan the batch: \(error)")
+            return 2
+        }
+        if plan.isEmpty {
             console.error(!plan.filteredOut.isEmpty ? "none of the \(plan.filteredOut.count + plan.excluded) image(s) found is taken by "
                                                       + "--include/--exclude/--min-rating/--label (\(plan.filteredOut.count) filtered out by rating or label)"
                           : plan.excluded > 0 ? "none of the \(plan.excluded) image(s) found matches --include/--exclude"
                                             : "no images found in \(parsed.positionals.joined(separator: ", "))")
             return 1
         }
-        let toConvert = plan.jobs.reduce(0) { $0 + ($1.outputPath != nil ? 1 : 0) }
+        let toConvert = plan.convertingCount
         let fitted = BatchArguments.fitted(batch, files: toConvert, parsed)
         let runner = BatchRunner(converter: converter, manifestURL: manifestURL, configuration: fitted)
         do { try runner.record(into: ledger, history: history, scope: scope) } catch {
@@ -172,9 +179,9 @@ enum ConvertCommand {
         }
         runner.onNotice = { console.info($0) }
         runner.returnsEntries = false
-        var meter = ProgressMeter(total: plan.jobs.count)
+        var meter = ProgressMeter(total: plan.count)
         var manifestFailed = false
-        let manifest = runner.run(plan.jobs, onEvent: { event in
+        let manifest = runner.run(plan, onEvent: { event in
             switch event {
             case .started(let total):
                 console.event(["event": "started", "total": total, "excluded": plan.excluded, "filteredOut": plan.filteredOut.count,

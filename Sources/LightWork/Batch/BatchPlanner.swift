@@ -88,12 +88,22 @@ public enum BatchPlanner {
     /// never overwritten under `--on-exist skip`.
     public static func plan(paths: [String], rules: PlanRules, outputDirectory: URL, owner recorded: @escaping (String) -> String?,
                             intents: [String: String] = [:]) -> BatchPlan {
+        let storage = MemoryPlanStorage()
+        let (excluded, filteredOut) = build(into: storage, paths: paths, rules: rules, outputDirectory: outputDirectory, owner: recorded, intents: intents)
+        return BatchPlan(jobs: storage.jobs, excluded: excluded, filteredOut: filteredOut)
+    }
+
+    /// Walks `paths` into `storage` and plans them (see `plan(paths:rules:outputDirectory:owner:intents:)`).
+    private static func build(into storage: PlanStorage, paths: [String], rules: PlanRules, outputDirectory: URL,
+                              owner recorded: @escaping (String) -> String?, intents: [String: String])
+        -> (excluded: Int, filteredOut: [BatchPlan.FilteredInput]) {
         let owner = { (path: String) in recorded(path) ?? intents[path] }
         // The output folder is never an input: the walk leaves it out wherever it sits in the tree (or else a
         // second `convert shoot -o shoot/exports` converts the first one's exports again, film applied twice).
         let excluded = ExcludedFolders([outputDirectory])
         var seen: [String: Bool] = [:]
-        return plan(items: InputWalker.items(for: paths, excluding: excluded), rules: rules, owner: owner, refuse: { item in
+        return build(into: storage, items: { each in InputWalker.forEach(paths, excluding: excluded, each) }, rules: rules, owner: owner,
+                     firstIndex: 1, indexWidth: nil, refuse: { item in
             // A file named on the command line (or a symlink) that lies there fails rather than being skipped: the
             // user asked for it, so a silent skip with exit 0 would say it was done.
             excluded.encloses(item.url.path, cache: &seen) ? insideOutputReason(outputDirectory) : nil
@@ -133,52 +143,95 @@ public enum BatchPlanner {
     /// `plan(items:owners:…)` with the owners as a lookup (`owner`: output path → the input relative path that wrote it).
     public static func plan(items: [InputItem], rules: PlanRules, owner: @escaping (String) -> String?, firstIndex: Int = 1, indexWidth: Int? = nil,
                             refuse: (InputItem) -> String? = { _ in nil }, exists: @escaping (String) -> Bool) -> BatchPlan {
-        let kept = items.filter { rules.filter.accepts(relativePath: $0.relativePath) }
+        let storage = MemoryPlanStorage()
+        let (excluded, filteredOut) = build(into: storage, items: { each in items.forEach(each) }, rules: rules, owner: owner,
+                                            firstIndex: firstIndex, indexWidth: indexWidth, refuse: refuse, exists: exists)
+        return BatchPlan(jobs: storage.jobs, excluded: excluded, filteredOut: filteredOut)
+    }
+
+    /// Walks `paths` and plans them as `plan(paths:rules:outputDirectory:owner:intents:)` does, into a `StoredPlan`:
+    /// the inputs, their jobs and the names they claim are kept in a private temporary SQLite database, not in
+    /// memory, so a 100,000-file batch costs the parent the memory of a 1,000-file one. The same jobs, in the same
+    /// order and with the same names, as the in-memory plan. Throws when the temporary database fails.
+    public static func store(paths: [String], rules: PlanRules, outputDirectory: URL, owner recorded: @escaping (String) -> String?,
+                             intents: [String: String] = [:]) throws(LightWorkError) -> StoredPlan {
+        let storage = try SQLitePlanStorage()
+        let (excluded, filteredOut) = build(into: storage, paths: paths, rules: rules, outputDirectory: outputDirectory, owner: recorded, intents: intents)
+        if let failure = storage.failure { throw failure }
+        return StoredPlan(storage: storage, excluded: excluded, filteredOut: filteredOut)
+    }
+
+    /// Inputs whose capture metadata (`{date}`, `{camera}`) is read at a time, in parallel, while names are given.
+    static let probeChunk = 256
+
+    /// The one planning algorithm, whatever keeps the jobs: `items` yields the walker's items in order; returns the
+    /// number dropped by the globs and those the selection did not take.
+    static func build(into storage: PlanStorage, items: ((InputItem) -> Void) -> Void, rules: PlanRules, owner: @escaping (String) -> String?,
+                      firstIndex: Int, indexWidth: Int?, refuse: (InputItem) -> String?, exists: @escaping (String) -> Bool)
+        -> (excluded: Int, filteredOut: [BatchPlan.FilteredInput]) {
         var filteredOut: [BatchPlan.FilteredInput] = []
-        var jobs: [PlannedJob] = []
-        for item in kept {
-            if let reason = refuse(item) { jobs.append(PlannedJob(item: item, action: .fail(reason: reason, kind: .usage))); continue }
-            switch rules.selection.verdict(for: item.url) {
-            case .take: jobs.append(PlannedJob(item: item, action: .convert(output: "")))
-            case .filteredOut(let why): filteredOut.append(BatchPlan.FilteredInput(path: item.displayPath, reason: why))
-            case .fail(let error): jobs.append(PlannedJob(item: item, action: .fail(reason: error.description, kind: error.kind)))
+        var excluded = 0
+        withoutActuallyEscaping(refuse) { refuse in
+            items { item in
+                guard rules.filter.accepts(relativePath: item.relativePath) else { excluded += 1; return }
+                if let reason = refuse(item) { storage.append(PlannedJob(item: item, action: .fail(reason: reason, kind: .usage)), pair: nil); return }
+                switch rules.selection.verdict(for: item.url) {
+                case .take: storage.append(PlannedJob(item: item, action: .convert(output: "")), pair: pairMember(item))
+                case .filteredOut(let why): filteredOut.append(BatchPlan.FilteredInput(path: item.displayPath, reason: why))
+                case .fail(let error): storage.append(PlannedJob(item: item, action: .fail(reason: error.description, kind: error.kind)), pair: nil)
+                }
             }
         }
-        let pairedJPEG = pairs(&jobs, prefer: rules.prefer)
+        let pairedJPEG = pairs(storage, prefer: rules.prefer)
 
         // Names for the files that are converted; {index} counts only those.
-        let converting = jobs.indices.filter { jobs[$0].outputPath != nil }
-        let width = indexWidth ?? String(converting.count).count
-        let captured = rules.name.needsMetadata ? probe(converting.map { jobs[$0].item.url }) : []
+        var converting = 0
+        for i in 0..<storage.count where storage.job(at: i).outputPath != nil { converting += 1 }
+        let width = indexWidth ?? String(converting).count
         let film = rules.filmName.map { FileNameSafety.slug($0, fallback: "none") } ?? "none"
         let recipe = rules.recipeName.map { FileNameSafety.slug($0, fallback: "none") } ?? "none"
-        var claims = Claims(owner: owner, exists: exists)
-        for (n, i) in converting.enumerated() {
-            let item = jobs[i].item
-            let file = (item.relativePath as NSString).lastPathComponent
-            let ext = (file as NSString).pathExtension
-            var values = OutputNameTemplate.Values(stem: FileNameSafety.sanitized((file as NSString).deletingPathExtension),
-                                                   ext: FileNameSafety.sanitized(ext), film: film, index: pad(firstIndex + n, width), recipe: recipe)
-            if let m = captured.isEmpty ? nil : captured[n] {
-                values.date = CaptureInfoProbe.isoDate(m.dateTimeOriginal) ?? "nodate"
-                values.camera = FileNameSafety.cameraSlug(make: m.make, model: m.model, fallback: "nocamera")
+        let claims = Claims(owner: owner, exists: exists, storage: storage)
+        var n = 0
+        var chunk: [(position: Int, job: PlannedJob)] = []
+        func name(_ chunk: [(position: Int, job: PlannedJob)]) {
+            guard !chunk.isEmpty else { return }
+            let captured = rules.name.needsMetadata ? probe(chunk.map { $0.job.item.url }) : []
+            for (k, (i, job)) in chunk.enumerated() {
+                let item = job.item
+                let file = (item.relativePath as NSString).lastPathComponent
+                let ext = (file as NSString).pathExtension
+                var values = OutputNameTemplate.Values(stem: FileNameSafety.sanitized((file as NSString).deletingPathExtension),
+                                                       ext: FileNameSafety.sanitized(ext), film: film, index: pad(firstIndex + n, width), recipe: recipe)
+                n += 1
+                if let m = captured.isEmpty ? nil : captured[k] {
+                    values.date = CaptureInfoProbe.isoDate(m.dateTimeOriginal) ?? "nodate"
+                    values.camera = FileNameSafety.cameraSlug(make: m.make, model: m.model, fallback: "nocamera")
+                }
+                var name = rules.name.name(values)
+                if pairedJPEG.contains(i) && !rules.name.tokens.contains(.ext) { name += "-" + values.ext.lowercased() }
+                // The template's own subfolders go below the mirrored input folder; the last segment is the file.
+                var segments = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+                let fileName = segments.removeLast()
+                if let problem = (segments + [fileName]).lazy.compactMap({ FileNameSafety.problem(with: $0) }).first
+                    ?? FileNameSafety.problem(with: fileName + "-99." + rules.outputExtension) {
+                    var refused = job
+                    refused.action = .fail(reason: "\(problem) (--name '\(rules.name)')")
+                    storage.replace(refused, at: i)
+                    continue
+                }
+                let dir = ((item.relativePath as NSString).deletingLastPathComponent as NSString).appendingPathComponent(segments.joined(separator: "/"))
+                let folder = dir.isEmpty ? "" : dir + "/"
+                storage.replace(claims.resolve(job, folder: folder, name: fileName, ext: rules.outputExtension, policy: rules.onExist), at: i)
             }
-            var name = rules.name.name(values)
-            if pairedJPEG.contains(i) && !rules.name.tokens.contains(.ext) { name += "-" + values.ext.lowercased() }
-            // The template's own subfolders go below the mirrored input folder; the last segment is the file.
-            var segments = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-            let fileName = segments.removeLast()
-            if let problem = (segments + [fileName]).lazy.compactMap({ FileNameSafety.problem(with: $0) }).first
-                ?? FileNameSafety.problem(with: fileName + "-99." + rules.outputExtension) {
-                jobs[i].action = .fail(reason: "\(problem) (--name '\(rules.name)')")
-                continue
-            }
-            let dir = ((item.relativePath as NSString).deletingLastPathComponent as NSString).appendingPathComponent(segments.joined(separator: "/"))
-            let folder = dir.isEmpty ? "" : dir + "/"
-            name = fileName
-            jobs[i] = claims.resolve(jobs[i], folder: folder, name: name, ext: rules.outputExtension, policy: rules.onExist)
         }
-        return BatchPlan(jobs: jobs, excluded: items.count - kept.count, filteredOut: filteredOut)
+        for i in 0..<storage.count {
+            let job = storage.job(at: i)
+            guard job.outputPath != nil else { continue }
+            chunk.append((i, job))
+            if chunk.count == probeChunk { name(chunk); chunk.removeAll(keepingCapacity: true) }
+        }
+        name(chunk)
+        return (excluded, filteredOut)
     }
 
     /// Output path → input relative path, for every output a manifest records.
@@ -188,32 +241,34 @@ public enum BatchPlanner {
         return out
     }
 
-    /// Applies the pair preference to `jobs` (skipping the unwanted partner); returns the indices of JPEGs
-    /// converted beside their RAW (`both`), whose names get their extension.
-    static func pairs(_ jobs: inout [PlannedJob], prefer: PairPreference) -> Set<Int> {
-        struct Key: Hashable { let folder: String; let stem: String }
-        var groups: [Key: [Int]] = [:]
-        var order: [Key] = []
-        for (i, job) in jobs.enumerated() where job.outputPath != nil {
-            let url = job.item.url.standardizedFileURL
-            let key = Key(folder: url.deletingLastPathComponent().path, stem: url.deletingPathExtension().lastPathComponent.lowercased())
-            if groups[key] == nil { order.append(key) }
-            groups[key, default: []].append(i)
-        }
+    /// The RAW+JPEG pair group of an input to convert (its folder and lower-cased stem) and whether it is the RAW or the
+    /// JPEG of a pair; nil for other formats, which never pair.
+    static func pairMember(_ item: InputItem) -> PairMember? {
+        let ext = item.url.pathExtension.lowercased()
+        let isRaw = RawCodec.extensions.contains(ext)
+        guard isRaw || jpegExtensions.contains(ext) else { return nil }
+        let url = item.url.standardizedFileURL
+        return PairMember(group: url.deletingLastPathComponent().path + "/" + url.deletingPathExtension().lastPathComponent.lowercased(),
+                                      isRaw: isRaw)
+    }
+
+    /// Applies the pair preference to the jobs of `storage` (skipping the unwanted partner); returns the positions of
+    /// JPEGs converted beside their RAW (`both`), whose names get their extension.
+    static func pairs(_ storage: PlanStorage, prefer: PairPreference) -> Set<Int> {
         var pairedJPEG = Set<Int>()
-        for key in order {
-            let members = groups[key]!
-            let raws = members.filter { RawCodec.extensions.contains(jobs[$0].item.url.pathExtension.lowercased()) }
-            let jpegs = members.filter { jpegExtensions.contains(jobs[$0].item.url.pathExtension.lowercased()) }
-            guard !raws.isEmpty, !jpegs.isEmpty else { continue }
-            let firstRaw = jobs[raws[0]].item.url.lastPathComponent, firstJPEG = jobs[jpegs[0]].item.url.lastPathComponent
+        storage.forEachPair { raws, jpegs in
+            let firstRaw = storage.job(at: raws[0]).item.url.lastPathComponent, firstJPEG = storage.job(at: jpegs[0]).item.url.lastPathComponent
+            func skip(_ positions: [Int], _ reason: String) {
+                for p in positions {
+                    var job = storage.job(at: p)
+                    job.action = .skip(reason: reason)
+                    storage.replace(job, at: p)
+                }
+            }
             switch prefer {
-            case .raw:
-                for j in jpegs { jobs[j].action = .skip(reason: "RAW+JPEG pair: RAW preferred (\(firstRaw) is converted; --prefer jpeg or both to change)") }
-            case .jpeg:
-                for r in raws { jobs[r].action = .skip(reason: "RAW+JPEG pair: JPEG preferred (\(firstJPEG) is converted; --prefer raw or both to change)") }
-            case .both:
-                pairedJPEG.formUnion(jpegs)
+            case .raw: skip(jpegs, "RAW+JPEG pair: RAW preferred (\(firstRaw) is converted; --prefer jpeg or both to change)")
+            case .jpeg: skip(raws, "RAW+JPEG pair: JPEG preferred (\(firstJPEG) is converted; --prefer raw or both to change)")
+            case .both: pairedJPEG.formUnion(jpegs)
             }
         }
         return pairedJPEG
@@ -240,13 +295,14 @@ struct Claims {
     /// Output path → the input (relative path) an earlier run wrote it from.
     let owner: (String) -> String?
     let exists: (String) -> Bool
-    /// Lower-cased output path → the input that claimed it (case-insensitively, so outputs stay distinct
+    /// Keeps lower-cased output path → the input that claimed it (case-insensitively, so outputs stay distinct
     /// when copied to macOS or Windows disks).
-    private var claimed: [String: String] = [:]
+    let storage: PlanStorage
 
-    init(owner: @escaping (String) -> String?, exists: @escaping (String) -> Bool) {
+    init(owner: @escaping (String) -> String?, exists: @escaping (String) -> Bool, storage: PlanStorage) {
         self.owner = owner
         self.exists = exists
+        self.storage = storage
     }
 
     /// Whether `path` is on disk and not this input's own earlier output (recorded or announced).
@@ -255,10 +311,10 @@ struct Claims {
         return owner(path) != item.relativePath
     }
 
-    mutating func resolve(_ job: PlannedJob, folder: String, name: String, ext: String, policy: CollisionPolicy) -> PlannedJob {
+    func resolve(_ job: PlannedJob, folder: String, name: String, ext: String, policy: CollisionPolicy) -> PlannedJob {
         var job = job
         let path = folder + name + "." + ext
-        if let owner = claimed[path.lowercased()] {
+        if let owner = storage.claimant(path.lowercased()) {
             guard policy == .suffix else {
                 job.action = .fail(reason: "its output \(path) is also the output of \(owner), earlier in the list; use --on-exist suffix, "
                                    + "or a --name template with {ext} or {index}")
@@ -269,7 +325,7 @@ struct Claims {
         if foreign(path, for: job.item) {
             switch policy {
             case .skip:
-                claimed[path.lowercased()] = job.item.displayPath
+                storage.claim(path.lowercased(), by: job.item.displayPath)
                 job.leftAlone = path
                 job.action = .skip(reason: "\(path) already exists and no earlier LightWork run wrote it from this input: left as it is "
                                    + "(--on-exist overwrite replaces it, --on-exist suffix writes beside it)")
@@ -280,18 +336,18 @@ struct Claims {
                 return suffixed(job, folder: folder, name: name, ext: ext, because: "\(path) already exists")
             }
         }
-        claimed[path.lowercased()] = job.item.displayPath
+        storage.claim(path.lowercased(), by: job.item.displayPath)
         job.action = .convert(output: path)
         return job
     }
 
-    private mutating func suffixed(_ job: PlannedJob, folder: String, name: String, ext: String, because why: String) -> PlannedJob {
+    private func suffixed(_ job: PlannedJob, folder: String, name: String, ext: String, because why: String) -> PlannedJob {
         var job = job
         var n = 2
         while true {
             let candidate = folder + name + "-\(n)." + ext
-            if claimed[candidate.lowercased()] == nil && !foreign(candidate, for: job.item) {
-                claimed[candidate.lowercased()] = job.item.displayPath
+            if storage.claimant(candidate.lowercased()) == nil && !foreign(candidate, for: job.item) {
+                storage.claim(candidate.lowercased(), by: job.item.displayPath)
                 job.action = .convert(output: candidate)
                 job.notes.append("written as \(candidate): \(why) (--on-exist suffix)")
                 return job

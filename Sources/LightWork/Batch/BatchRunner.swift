@@ -63,7 +63,7 @@ public final class BatchRunner: @unchecked Sendable {
     /// Runs a planned batch (`BatchPlanner` decided names, collisions, pairs and exclusions); returns the final
     /// manifest. Manifest write failures are reported through `onManifestError`.
     @discardableResult
-    public func run(_ jobs: [PlannedJob], onEvent: (Event) -> Void, onManifestError: (LightWorkError) -> Void) -> Manifest {
+    public func run(_ jobs: any PlannedJobs, onEvent: (Event) -> Void, onManifestError: (LightWorkError) -> Void) -> Manifest {
         withoutActuallyEscaping(onEvent) { onEvent in
             withoutActuallyEscaping(onManifestError) { onManifestError in
                 run(jobs, events: onEvent, manifestErrors: onManifestError)
@@ -71,12 +71,12 @@ public final class BatchRunner: @unchecked Sendable {
         }
     }
 
-    private func run(_ jobs: [PlannedJob], events onEvent: @escaping (Event) -> Void,
+    private func run(_ jobs: any PlannedJobs, events onEvent: @escaping (Event) -> Void,
                      manifestErrors onManifestError: @escaping (LightWorkError) -> Void) -> Manifest {
         // The plan covers every input, so each shard agrees on names and collisions; the shard then takes its slice:
         // positions in `jobs` (the input index is the position + 1), not copies of the jobs.
-        let selected = configuration.shard.map { shard in jobs.indices.filter { shard.contains(relativePath: jobs[$0].item.relativePath) } }
-            ?? Array(jobs.indices)
+        let selected = configuration.shard.map { shard in (0..<jobs.count).filter { shard.contains(relativePath: jobs[$0].item.relativePath) } }
+            ?? Array(0..<jobs.count)
         let total = selected.count
         onEvent(.started(total: total))
 
@@ -91,7 +91,7 @@ public final class BatchRunner: @unchecked Sendable {
                 ?? ResumeIndex(previousRuns: previousRuns ?? ResumeIndex.load(ResumeIndex.candidates(first: manifestURL, in: outputDirectory)),
                                settingsDigest: store.settingsDigest, toolVersion: store.manifest.tool.version)
         previousRuns = nil
-        if let reason = resume.unusableReason(for: selected.map { jobs[$0].item }) { onNotice(reason) }
+        if let reason = resume.unusableReason(for: selected.lazy.map { jobs[$0].item }) { onNotice(reason) }
 
         let scheduler = JobScheduler(configuration: configuration, converter: converter)
         var done = 0
@@ -202,7 +202,14 @@ private final class PlannedQueue: JobSource {
 
     func endTurn(now: Double) { idle() }
 
-    func nextInput() -> URL? { pending.first.map(url) }
+    /// The next job's input, looked up once (a stored plan reads it from its database).
+    private var next: (position: Int, url: URL)?
+
+    func nextInput() -> URL? {
+        guard let p = pending.first else { return nil }
+        if next?.position != p { next = (p, url(p)) }
+        return next?.url
+    }
 
     func takeJob() -> WorkerJob? {
         let job = make(pending.removeFirst())

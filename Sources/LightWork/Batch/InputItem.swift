@@ -26,42 +26,54 @@ public enum InputWalker {
     /// items too, so that they fail with a manifest entry like any other bad input.
     public static func items(for paths: [String], excluding excluded: ExcludedFolders = ExcludedFolders([])) -> [InputItem] {
         var out: [InputItem] = []
+        forEach(paths, excluding: excluded) { out.append($0) }
+        return out
+    }
+
+    /// The items `items(for:excluding:)` gives, in its order, one at a time: a folder is walked depth first with each
+    /// folder's entries sorted by name (a subfolder's as its name and "/", which is where every path below it sorts),
+    /// so that no list of the whole tree is held to sort it.
+    public static func forEach(_ paths: [String], excluding excluded: ExcludedFolders = ExcludedFolders([]), _ body: (InputItem) -> Void) {
         let fm = FileManager.default
         for path in paths {
             var isDir: ObjCBool = false
             let url = URL(fileURLWithPath: path)
             if fm.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
-                var found: [InputItem] = []
-                walk(url, relative: "", display: path, excluding: excluded, into: &found)
-                out += found.sorted { $0.relativePath < $1.relativePath }
+                walk(url, relative: "", display: path, excluding: excluded, body)
             } else {
-                out.append(InputItem(url: url, displayPath: path, relativePath: url.lastPathComponent))
+                body(InputItem(url: url, displayPath: path, relativePath: url.lastPathComponent))
             }
         }
-        return out
     }
 
-    private static func walk(_ dir: URL, relative: String, display: String, excluding excluded: ExcludedFolders, into out: inout [InputItem]) {
+    private static func walk(_ dir: URL, relative: String, display: String, excluding excluded: ExcludedFolders, _ body: (InputItem) -> Void) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path) else { return }
-        for name in names.sorted() where !name.hasPrefix(".") {
-            let url = dir.appendingPathComponent(name)
-            let rel = relative.isEmpty ? name : relative + "/" + name
-            let shown = display.hasSuffix("/") ? display + rel : display + "/" + rel
+        var entries: [(key: String, name: String, isFolder: Bool)] = []
+        for name in names where !name.hasPrefix(".") {
+            let path = dir.appendingPathComponent(name).path
             var st = stat()
-            guard lstat(url.path, &st) == 0 else { continue }
+            guard lstat(path, &st) == 0 else { continue }
             let type = st.st_mode & S_IFMT
             if type == S_IFDIR {
-                if excluded.contains(st) { continue }
-                walk(url, relative: rel, display: display, excluding: excluded, into: &out)
+                if !excluded.contains(st) { entries.append((name + "/", name, true)) }
             } else if type == S_IFREG || type == S_IFLNK {
                 // A symlink is taken only when it points at a regular file.
                 if type == S_IFLNK {
                     var target = stat()
-                    guard stat(url.path, &target) == 0, target.st_mode & S_IFMT == S_IFREG else { continue }
+                    guard stat(path, &target) == 0, target.st_mode & S_IFMT == S_IFREG else { continue }
                 }
-                if imageExtensions.contains(url.pathExtension.lowercased()) {
-                    out.append(InputItem(url: url, displayPath: shown, relativePath: rel))
-                }
+                if imageExtensions.contains(URL(fileURLWithPath: path).pathExtension.lowercased()) { entries.append((name, name, false)) }
+            }
+        }
+        entries.sort { $0.key < $1.key }
+        for entry in entries {
+            let url = dir.appendingPathComponent(entry.name)
+            let rel = relative.isEmpty ? entry.name : relative + "/" + entry.name
+            if entry.isFolder {
+                walk(url, relative: rel, display: display, excluding: excluded, body)
+            } else {
+                let shown = display.hasSuffix("/") ? display + rel : display + "/" + rel
+                body(InputItem(url: url, displayPath: shown, relativePath: rel))
             }
         }
     }

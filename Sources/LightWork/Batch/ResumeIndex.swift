@@ -70,7 +70,7 @@ public struct ResumeIndex: Sendable {
     private var digest = ""
 
     /// Why nothing is offered to `items`: `unusableReason`, or other settings made the outputs of some of them.
-    public func unusableReason(for items: [InputItem]) -> String? {
+    public func unusableReason<Items: Sequence<InputItem>>(for items: Items) -> String? {
         if let unusableReason { return unusableReason }
         guard let otherSettings, items.contains(where: {
             otherSettings.hasOtherSettings(path: $0.displayPath, relativePath: $0.relativePath, settingsDigest: digest)
