@@ -66,7 +66,8 @@ if [ "$want_test" = 1 ]; then
   command -v dcraw_emu >/dev/null 2>&1 || missing+=(libraw-bin)
   command -v exiftool >/dev/null 2>&1 || missing+=(libimage-exiftool-perl)
   # TIFFInputTests and LosslessPathTests read outputs back with an independent reader: ImageMagick's convert.
-  command -v convert >/dev/null 2>&1 || missing+=(imagemagick)
+  # The package, not a `convert` on PATH: a machine may carry a stand-in that forwards to the real one only when installed.
+  dpkg-query -W -f='${Status}' imagemagick 2>/dev/null | grep -q "ok installed" || missing+=(imagemagick)
   # WebPCodecTests and HEIFCodecTests make inputs and decode outputs with the formats' own tools.
   for tool in cwebp dwebp webpmux; do command -v "$tool" >/dev/null 2>&1 || { missing+=(webp); break; }; done
   for tool in heif-enc heif-convert; do command -v "$tool" >/dev/null 2>&1 || { missing+=(libheif-examples); break; }; done
