@@ -11,6 +11,7 @@
 #include <mutex>
 #include "lw_rawstream.h"
 #include "lw_ljpeg.h"
+#include "lw_buffer.h"
 #include <climits>
 #include <string.h>
 #include <vector>
@@ -252,6 +253,8 @@ private:
         unsigned rw = imgdata.sizes.raw_width, rh = imgdata.sizes.raw_height;
         if (!stream) return fallBack("not an in-memory stream");
         if (!imgdata.rawdata.raw_image) return fallBack("no flat raw buffer");
+        // LibRaw's fresh mosaic buffer, not yet touched: let the tiles fault it in 2 MiB at a time.
+        lw_advise_huge_pages(imgdata.rawdata.raw_image, (size_t)imgdata.sizes.raw_pitch * rh);
         if (!imgdata.idata.filters) return fallBack("not a CFA image");
         if (u.tiff_samples != 1) return fallBack("%u samples per pixel", u.tiff_samples);
         if (imgdata.idata.raw_count < 1) return fallBack("no raw image counted");

@@ -27,6 +27,48 @@ final class DevelopStageTests: XCTestCase {
                        ConvertSpec(develop: DevelopSettings(), output: ConvertSpec.Output(directory: dir)).settingsDigest(toolVersion: "x"))
     }
 
+    /// A placement of per-pixel modules only (tone, a fixed exposure) runs on the half-float rows without float
+    /// planes, and gives the planar path's bits: on linear RAW data and on an sRGB-encoded image with alpha, with
+    /// values past white and below black, at 1 and 3 threads. `exposure auto` needs the whole image: planes.
+    func testPerPixelModulesOnRowsGiveThePlanarPathsBits() throws {
+        var settings = DevelopSettings()
+        try settings.set("exposure", text: "+0.7")
+        try settings.set("tone", text: "filmic")
+        for (space, alpha) in [(WorkingSpace.rawLinear, false), (.deviceRGB, true)] {
+            let image = WorkingImage(width: 97, height: 53, space: space, hasAlpha: alpha)
+            var seed: UInt64 = 7
+            func next() -> Float { seed = seed &* 6364136223846793005 &+ 1442695040888963407; return Float(seed >> 40) / Float(1 << 24) }
+            for y in 0..<53 { for x in 0..<97 { image.setPixel(x: x, y: y, SIMD4(3 * next() - 0.2, next(), 1.5 * next(), next())) } }
+            for threads in [1, 3] {
+                let engine = EngineConfiguration(threads: threads)
+                var rows = DevelopContext(kind: .raw, metadata: ImageMetadata(), engine: engine)
+                let fast = try XCTUnwrap(try DevelopStage.run(.scene, settings: settings, image: image, context: &rows))
+                var planar = DevelopContext(kind: .raw, metadata: ImageMetadata(), engine: engine)
+                var planes = PlanarImage(image, engine: engine)
+                planes = try Exposure.apply(.ev(0.7), to: planes, context: &planar)
+                planes = try Tone.apply(.filmic, to: planes, context: &planar)
+                let reference = planes.workingImage(space: space, engine: engine)
+                XCTAssertEqual(fast.hasAlpha, alpha)
+                XCTAssertTrue(memcmp(fast.storage, reference.storage, 8 * 97 * 53) == 0, "\(space) at \(threads) threads")
+                XCTAssertEqual(rows.decisions, planar.decisions)
+                XCTAssertEqual(rows.decisions["tone"], "filmic")
+                // Overwriting: the same bits, in the image given up.
+                let copy = image.copy()
+                var again = DevelopContext(kind: .raw, metadata: ImageMetadata(), engine: engine)
+                let inPlace = try XCTUnwrap(try DevelopStage.run([.scene], settings: settings, image: copy, overwriting: true, context: &again))
+                XCTAssertTrue(inPlace === copy)
+                XCTAssertTrue(memcmp(copy.storage, reference.storage, 8 * 97 * 53) == 0, "in place, \(space) at \(threads) threads")
+            }
+        }
+        // auto: the planar path, with its decision.
+        try settings.set("exposure", text: "auto")
+        let grey = WorkingImage(width: 32, height: 32, space: .rawLinear)
+        for y in 0..<32 { for x in 0..<32 { grey.setPixel(x: x, y: y, SIMD4(0.09, 0.09, 0.09, 1)) } }
+        var context = DevelopContext(kind: .raw, metadata: ImageMetadata(), engine: EngineConfiguration(threads: 2))
+        _ = try XCTUnwrap(try DevelopStage.run(.scene, settings: settings, image: grey, context: &context))
+        XCTAssertEqual(context.decisions["exposure"]?.hasPrefix("auto: +1.0"), true, context.decisions["exposure"] ?? "none")
+    }
+
     /// `--exposure +1` doubles linear values (RAW) and works in linear light on an sRGB-encoded image too.
     func testExposureIsAGainInLinearLight() throws {
         var settings = DevelopSettings()

@@ -106,7 +106,8 @@ public struct FileConverter: Sendable {
             var develop = DevelopContext(kind: decoded.kind, metadata: decoded.metadata, details: decoded.details, engine: engine)
             // Without a resize between them, the output placement joins the scene's (one conversion to planes and back).
             let outputToo = spec.export.resize == nil
-            if let developed = try DevelopStage.run(outputToo ? [.scene, .output] : [.scene], settings: spec.develop, image: decoded.image, context: &develop) {
+            if let developed = try DevelopStage.run(outputToo ? [.scene, .output] : [.scene], settings: spec.develop, image: decoded.image,
+                                                     overwriting: true, context: &develop) {
                 decoded.image = developed
                 changes.append(.develop)
                 entry.timings["develop"] = clock.lap()
@@ -125,7 +126,7 @@ public struct FileConverter: Sendable {
                 }
             }
 
-            if !outputToo, let sharpened = try DevelopStage.run(.output, settings: spec.develop, image: decoded.image, context: &develop) {
+            if !outputToo, let sharpened = try DevelopStage.run([.output], settings: spec.develop, image: decoded.image, overwriting: true, context: &develop) {
                 decoded.image = sharpened
                 changes.append(.develop)
                 entry.timings["develop-output"] = clock.lap()

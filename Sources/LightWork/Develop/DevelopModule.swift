@@ -102,3 +102,42 @@ public struct DevelopContext: Sendable {
         self.engine = engine
     }
 }
+
+/// A develop module whose work is the same function of each pixel alone (exposure, base tone). Declaring it as
+/// one per-row operation lets the stage run a placement made only of such modules on the half-float rows
+/// directly — decode a row, apply, encode it — instead of converting the whole image to float planes and back
+/// (three plane-sized buffers and two full passes for what is one multiply or one curve). Its `apply` on planes runs
+/// the same operation, so both paths give the same bits.
+public protocol PointDevelopModule: DevelopModule {
+    /// The per-pixel operation of `setting`, recording its decision in `context`; nil when the setting must see
+    /// the whole image first (`exposure auto`), which then goes through `apply` on planes.
+    static func pointOperation(_ setting: Setting, context: inout DevelopContext) -> PointOperation?
+}
+
+/// One row's worth of a point module: transforms `count` linear R, G, B values in place.
+public struct PointOperation: Sendable {
+    public let apply: @Sendable (_ r: UnsafeMutablePointer<Float>, _ g: UnsafeMutablePointer<Float>, _ b: UnsafeMutablePointer<Float>, _ count: Int) -> Void
+
+    public init(_ apply: @escaping @Sendable (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, Int) -> Void) {
+        self.apply = apply
+    }
+
+    /// Runs the operation over every row of `image`'s planes.
+    func run(on image: PlanarImage, engine: EngineConfiguration) -> PlanarImage {
+        let n = image.width, me = UncheckedSendable(image)
+        Parallel.forEach(image.height, workers: engine.workers(for: image.height)) { _, y in
+            let o = y * n
+            apply(me.value.r + o, me.value.g + o, me.value.b + o, n)
+        }
+        return image
+    }
+}
+
+extension PointDevelopModule {
+    /// The module's operation when its setting in `settings` is on and per pixel (nil otherwise).
+    static func pointOperation(_ settings: DevelopSettings, context: inout DevelopContext) -> PointOperation? {
+        let setting = settings[Self.self]
+        return setting.isOff ? nil : pointOperation(setting, context: &context)
+    }
+
+}

@@ -1,3 +1,4 @@
+import CShims
 import Foundation
 
 /// RAW development between the decoder and the film chain, in scene-referred linear light (RAW: linear ProPhoto;
@@ -44,9 +45,10 @@ public enum DevelopStage {
     }
 
     /// Runs the modules of several placements in one go, on one conversion to float planes and back (the scene
-    /// and output placements when nothing is resized between them).
+    /// and output placements when nothing is resized between them). With `overwriting` the caller gives `image` up,
+    /// and a placement of per-pixel modules writes its result back into it (no second image).
     public static func run(_ placements: Set<DevelopPlacement>, settings: DevelopSettings, image: WorkingImage,
-                           context: inout DevelopContext) throws -> WorkingImage? {
+                           overwriting: Bool = false, context: inout DevelopContext) throws -> WorkingImage? {
         var active: [any DevelopModule.Type] = []
         for module in modules where !settings.isOff(module.descriptor.name) {
             let d = module.descriptor
@@ -60,6 +62,13 @@ public enum DevelopStage {
             active.append(module)
         }
         guard !active.isEmpty else { return nil }
+        // Only per-pixel modules (the export default, the base tone, alone or with a fixed exposure): row by row.
+        var trial = context
+        let points = active.compactMap { ($0 as? any PointDevelopModule.Type)?.pointOperation(settings, context: &trial) }
+        if points.count == active.count {
+            context = trial
+            return pointed(image, points, into: overwriting ? image : nil, engine: context.engine)
+        }
         var planes = PlanarImage(image, engine: context.engine)
         // Consecutive geometric modules compose into one geometry, resampled when a pixel module or the end needs it.
         var geometry: DevelopGeometry?
@@ -75,5 +84,35 @@ public enum DevelopStage {
         }
         if let g = geometry { planes = g.render(engine: context.engine) }
         return planes.workingImage(space: image.space, engine: context.engine)
+    }
+
+    /// `image` with `operations` applied to every pixel in turn, a row at a time: each row is decoded to floats
+    /// exactly as `PlanarImage(image)` decodes it and encoded back as `PlanarImage.workingImage` encodes it, so the
+    /// result has the bits of the planar path without its three plane-sized buffers.
+    /// `target` may be `image` itself: each row is read whole before it is written.
+    static func pointed(_ image: WorkingImage, _ operations: [PointOperation], into target: WorkingImage? = nil,
+                        engine: EngineConfiguration) -> WorkingImage {
+        let w = image.width, h = image.height
+        let out = target ?? WorkingImage.unfilled(width: w, height: h, space: image.space, hasAlpha: image.hasAlpha)
+        precondition(out.width == w && out.height == h && out.space == image.space && out.hasAlpha == image.hasAlpha)
+        let decoder = image.space.encoding == .sRGBCurve ? FastCurve.decoder(.sRGB).halfTable() : nil
+        let encoder = image.space.encoding == .sRGBCurve ? FastCurve.encoder(.sRGB) : nil
+        let workers = engine.workers(for: h)
+        let scratch = UncheckedSendable(UnsafeMutablePointer<Float>.allocate(capacity: 5 * w * workers))
+        defer { scratch.value.deallocate() }
+        Parallel.forEach(h, workers: workers) { worker, y in
+            let base = scratch.value + worker * 5 * w
+            let r = base, g = base + w, b = base + 2 * w, a = base + 3 * w, ones = base + 4 * w
+            if let decoder {
+                decoder.withUnsafeBufferPointer { lw_rgba_half_to_planar_mapped(image.row(y), $0.baseAddress, r, g, b, a, w) }
+            } else {
+                lw_rgba_half_to_planar(image.row(y), r, g, b, a, w)
+            }
+            for operation in operations { operation.apply(r, g, b, w) }
+            if let encoder { encoder.apply(r, count: w); encoder.apply(g, count: w); encoder.apply(b, count: w) }
+            if !image.hasAlpha { ones.initialize(repeating: 1, count: w) }
+            lw_planar_to_rgba_half(r, g, b, image.hasAlpha ? UnsafePointer(a) : UnsafePointer(ones), out.row(y), w)
+        }
+        return out
     }
 }

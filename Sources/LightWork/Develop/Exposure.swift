@@ -3,7 +3,7 @@ import Foundation
 /// `--exposure EV`: a gain of 2^EV in linear light, before the base tone and the film chain (the chain's own
 /// `brightness` is a look control with a highlight shoulder; this is the photographer's exposure correction).
 /// `--exposure auto` chooses the EV by `autoEV`'s percentile rule.
-public enum Exposure: DevelopModule {
+public enum Exposure: PointDevelopModule {
     public enum Setting: DevelopSetting {
         /// A fixed change in stops (0 = off).
         case ev(Double)
@@ -99,16 +99,27 @@ public enum Exposure: DevelopModule {
             }
             ev = chosen
         }
+        context.decisions["exposure"] = decision(setting, ev: ev)
+        return gain(ev).run(on: image, engine: context.engine)
+    }
+
+    /// A fixed EV is per pixel; `auto` reads the whole image first.
+    public static func pointOperation(_ setting: Setting, context: inout DevelopContext) -> PointOperation? {
+        guard case .ev(let ev) = setting else { return nil }
+        context.decisions["exposure"] = decision(setting, ev: ev)
+        return gain(ev)
+    }
+
+    /// The gain of 2^`ev` on every channel.
+    static func gain(_ ev: Double) -> PointOperation {
         let gain = Float(exp2(ev))
-        let n = image.width, me = UncheckedSendable(image)
-        Parallel.forEach(image.height, workers: context.engine.workers(for: image.height)) { _, y in
-            for p in [me.value.r, me.value.g, me.value.b] {
-                let row = p + y * n
-                for x in 0..<n { row[x] *= gain }
-            }
+        return PointOperation { r, g, b, n in
+            for p in [r, g, b] { for x in 0..<n { p[x] *= gain } }
         }
-        context.decisions["exposure"] = setting == .auto ? String(format: "auto: %+.2f EV (median to %.0f %% grey, 99th percentile at most %.2f)", ev, autoMidGrey * 100, autoCeiling)
+    }
+
+    static func decision(_ setting: Setting, ev: Double) -> String {
+        setting == .auto ? String(format: "auto: %+.2f EV (median to %.0f %% grey, 99th percentile at most %.2f)", ev, autoMidGrey * 100, autoCeiling)
             : setting.text + " EV"
-        return image
     }
 }

@@ -26,7 +26,7 @@ import Foundation
 ///
 /// On JPEG/PNG inputs the image is already display-referred (its camera or editor applied a tone curve), so the
 /// module is skipped there with a note.
-public enum Tone: DevelopModule {
+public enum Tone: PointDevelopModule {
     public enum Setting: String, DevelopSetting, CaseIterable {
         case linear, standard, filmic
 
@@ -72,14 +72,13 @@ public enum Tone: DevelopModule {
         rgbSkipNote: "skipped on an encoded image: it is already display-referred (tone curves apply to RAW files)")
 
     public static func apply(_ setting: Setting, to image: PlanarImage, context: inout DevelopContext) throws -> PlanarImage {
-        guard let table = setting.table else { return image }
-        let n = image.width, me = UncheckedSendable(image)
-        Parallel.forEach(image.height, workers: context.engine.workers(for: image.height)) { _, y in
-            let o = y * n
-            table.apply(me.value.r + o, me.value.g + o, me.value.b + o, count: n)
-        }
+        pointOperation(setting, context: &context)?.run(on: image, engine: context.engine) ?? image
+    }
+
+    public static func pointOperation(_ setting: Setting, context: inout DevelopContext) -> PointOperation? {
+        guard let table = setting.table else { return nil }
         context.decisions["tone"] = setting.text
-        return image
+        return PointOperation { r, g, b, count in table.apply(r, g, b, count: count) }
     }
 
     /// One tone curve of the family y = (q / (1 + q))^γ, q = (x / s)^c, from its three anchors.

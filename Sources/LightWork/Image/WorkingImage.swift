@@ -32,11 +32,13 @@ public final class WorkingImage: @unchecked Sendable {
         self.space = space
         self.hasAlpha = hasAlpha
         // UInt16 is a trivial type: storing through the pointer initialises it, so skipping the fill is sound.
-        storage = .allocate(capacity: 4 * width * height)
+        // On huge pages (lw_buffer.h): faulting in a 24 MP image page by page was a tenth of a file's CPU time.
+        guard let p = lw_large_alloc(8 * width * height) else { fatalError("out of memory for a \(width)×\(height) working image") }
+        storage = p.bindMemory(to: UInt16.self, capacity: 4 * width * height)
         if zeroed { storage.initialize(repeating: 0, count: 4 * width * height) }
     }
 
-    deinit { storage.deallocate() }
+    deinit { lw_large_free(storage) }
 
     /// Pointer to the first half of row `y`.
     @inline(__always) public func row(_ y: Int) -> UnsafeMutablePointer<UInt16> { storage + 4 * width * y }
