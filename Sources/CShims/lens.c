@@ -6,18 +6,22 @@
 #pragma clang fp contract(off)
 
 void lw_grid_row(const float *grid, int across, int fields, int spacing, int y, int width, float *const *out) {
+    lw_grid_span(grid, across, fields, spacing, y, 0, width, out);
+}
+
+void lw_grid_span(const float *grid, int across, int fields, int spacing, int y, int from, int to, float *const *out) {
     int j = y / spacing;
     float fy = (float)(y - j * spacing) / (float)spacing;
     const float *top = grid + (size_t)j * (size_t)across * (size_t)fields, *bottom = top + (size_t)across * (size_t)fields;
     float inv = 1.0f / (float)spacing;
     for (int f = 0; f < fields; f++) {
         float *o = out[f];
-        for (int i = 0; i * spacing < width; i++) {
+        for (int i = from / spacing; i * spacing < to; i++) {
             float a = top[(size_t)i * fields + f], b = bottom[(size_t)i * fields + f];
             float c = top[(size_t)(i + 1) * fields + f], d = bottom[(size_t)(i + 1) * fields + f];
             float left = a + (b - a) * fy, right = c + (d - c) * fy, slope = right - left;
-            int x0 = i * spacing, x1 = x0 + spacing < width ? x0 + spacing : width;
-            for (int x = x0; x < x1; x++) o[x] = left + slope * ((float)(x - x0) * inv);
+            int x0 = i * spacing, x1 = x0 + spacing < to ? x0 + spacing : to;
+            for (int x = x0 > from ? x0 : from; x < x1; x++) o[x - from] = left + slope * ((float)(x - x0) * inv);
         }
     }
 }

@@ -1,3 +1,4 @@
+import CShims
 import Foundation
 import XCTest
 @testable import LightWork
@@ -179,6 +180,48 @@ final class CropGeometryTests: XCTestCase {
         }
         XCTAssertEqual(results[0], results[1])
     }
+
+    /// The bicubic kernels' AVX2 path (8 samples a step) against the baseline one, borders, NaN and spans
+    /// included: the same bits; a row done in spans (`lw_bicubic_span`) is the row done whole.
+    func testResamplingGivesTheSameBitsOnTheBaselineAndAVX2PathsAndInSpans() throws {
+        let w = 97, h = 61
+        var s: UInt64 = 5
+        let planes: [[Float]] = (0..<2).map { _ in (0..<(w * h)).map { _ in
+            s = s &* 6364136223846793005 &+ 1442695040888963407
+            return Float(s >> 40) / Float(1 << 24)
+        } }
+        let n = 131
+        let xs = (0..<n).map { k -> Float in k == 40 ? .nan : Float(k) * 0.77 - 3.3 }, ys = (0..<n).map { k -> Float in Float(k) * 0.41 + 0.7 }
+        func run() -> [UInt32] {
+            var values: [Float] = []
+            planes[0].withUnsafeBufferPointer { p0 in planes[1].withUnsafeBufferPointer { p1 in
+                let sources: [UnsafePointer<Float>?] = [p0.baseAddress, p1.baseAddress]
+                var o0 = [Float](repeating: 0, count: n), o1 = [Float](repeating: 0, count: n)
+                o0.withUnsafeMutableBufferPointer { a in o1.withUnsafeMutableBufferPointer { b in
+                    var outs = [a.baseAddress, b.baseAddress]
+                    lw_bicubic_row(sources, 2, Int32(w), Int32(h), xs, ys, Int32(n), &outs)
+                    values += Array(a) + Array(b)
+                    for (x0, y0) in [(-2.5, 3.25), (10.1, 20.7), (90.0, 58.0)] {
+                        lw_bicubic_line(sources, 2, Int32(w), Int32(h), x0, y0, 0.6993, 0.0349, Int32(n), &outs)
+                        let whole = Array(a) + Array(b)
+                        for first in stride(from: 0, to: n, by: 29) {
+                            lw_bicubic_span(sources, 2, Int32(w), Int32(h), x0, y0, 0.6993, 0.0349, Int32(first), Int32(min(29, n - first)), &outs)
+                        }
+                        XCTAssertEqual((Array(a) + Array(b)).map(\.bitPattern), whole.map(\.bitPattern), "spans from (\(x0), \(y0))")
+                        values += whole
+                    }
+                } }
+            } }
+            return values.map(\.bitPattern)
+        }
+        let fast = run()
+        lw_cpu_force_baseline(1)
+        let baseline = run()
+        lw_cpu_force_baseline(0)
+        print("bicubic kernels: AVX2 \(lw_cpu_avx2() == 1 ? "on" : "not available"), \(fast.count) samples compared with the baseline path")
+        XCTAssertEqual(fast, baseline)
+    }
+
 
     /// Rotation is the same bytes at any thread count.
     func testRotationIsTheSameAtAnyThreadCount() throws {

@@ -58,6 +58,67 @@ final class DenoiseTests: XCTestCase {
         XCTAssertEqual(row, [Float](repeating: 0.25, count: 9))
     }
 
+    /// `lw_dn_cascade` (every band of a channel in one pass over strips of rows) against the band-by-band passes
+    /// of `lw_atrous_row`, `lw_dn_block_stats` and `lw_garrote_row` over whole planes: the same statistics and the
+    /// same shrunk plane, bit for bit, for any strip height, on the AVX2 and the baseline paths.
+    func testCascadeGivesTheBandByBandBits() throws {
+        let w = 203, h = 139, n = w * h, scales = 4, block = 16
+        let across = w / block, down = h / block, blocks = across * down
+        var s: UInt64 = 11
+        let x = (0..<n).map { i -> Float in
+            s = s &* 6364136223846793005 &+ 1442695040888963407
+            return Float((i % w) / 40 % 2) * 0.4 + 0.1 + Float(s >> 40) / Float(1 << 24) * 0.05
+        }
+        let a: [Float] = [2e-5, 1e-5, 4e-6, 2e-6], b: [Float] = [4e-4, 2e-4, 1e-4, 5e-5], k2: [Float] = [1, 1.2, 0.8, 1.5]
+        // The reference: whole-plane passes, band after band.
+        var scratch = [Float](repeating: 0, count: w)
+        var level = [Float](repeating: 0, count: n), fine = x, coarse = [Float](repeating: 0, count: n), acc = [Float](repeating: 0, count: n)
+        for y in 0..<h { level.withUnsafeMutableBufferPointer { lw_atrous_row(x, Int32(w), Int32(h), Int32(y), 1, &scratch, $0.baseAddress! + y * w) } }
+        var refAbs: [[Float]] = [], refLevel = [Float](repeating: 0, count: blocks)
+        for j in 0..<scales {
+            for y in 0..<h { coarse.withUnsafeMutableBufferPointer { lw_atrous_row(fine, Int32(w), Int32(h), Int32(y), Int32(1 << j), &scratch, $0.baseAddress! + y * w) } }
+            var meanAbs = [Float](repeating: 0, count: blocks)
+            for band in 0..<down {
+                meanAbs.withUnsafeMutableBufferPointer { m in refLevel.withUnsafeMutableBufferPointer { l in
+                    lw_dn_block_stats(fine, coarse, level, Int32(w), Int32(band * block), Int32(block), m.baseAddress! + band * across, l.baseAddress! + band * across)
+                } }
+            }
+            refAbs.append(meanAbs)
+            for y in 0..<h {
+                let o = y * w
+                acc.withUnsafeMutableBufferPointer {
+                    lw_garrote_row(Array(fine[o..<(o + w)]), Array(coarse[o..<(o + w)]), Array(level[o..<(o + w)]), Int32(w), a[j], b[j], k2[j], $0.baseAddress! + o, j == 0 ? 0 : 1)
+                }
+            }
+            fine = coarse
+        }
+        let reference = (0..<n).map { fine[$0] + acc[$0] }
+        for baseline in [false, true] {
+            lw_cpu_force_baseline(baseline ? 1 : 0)
+            defer { lw_cpu_force_baseline(0) }
+            for strip in [16, 48, 256] {
+                var ring = [Float](repeating: 0, count: lw_dn_cascade_scratch(Int32(w), Int32(scales)))
+                var abs = [Float](repeating: -1, count: scales * blocks)
+                var meanLevel = [Float](repeating: -1, count: blocks), levelOut = [Float](repeating: 0, count: n), out = [Float](repeating: 0, count: n)
+                for y0 in stride(from: 0, to: h, by: strip) {
+                    abs.withUnsafeMutableBufferPointer { p in
+                        var bands = (0..<scales).map { Optional(p.baseAddress! + $0 * blocks) }
+                        lw_dn_cascade(x, nil, Int32(w), Int32(h), Int32(y0), Int32(min(h, y0 + strip)), Int32(scales), &ring, Int32(block), &bands, &meanLevel, &levelOut, nil, nil, nil, nil)
+                    }
+                }
+                for y0 in stride(from: 0, to: h, by: strip) {
+                    lw_dn_cascade(x, levelOut, Int32(w), Int32(h), Int32(y0), Int32(min(h, y0 + strip)), Int32(scales), &ring, Int32(block), nil, nil, nil, a, b, k2, &out)
+                }
+                let what = "strips of \(strip) rows\(baseline ? ", baseline path" : "")"
+                XCTAssertEqual(levelOut.map(\.bitPattern), level.map(\.bitPattern), what)
+                XCTAssertEqual(meanLevel.map(\.bitPattern), refLevel.map(\.bitPattern), what)
+                for j in 0..<scales { XCTAssertEqual(abs[(j * blocks)..<((j + 1) * blocks)].map(\.bitPattern), refAbs[j].map(\.bitPattern), "band \(j), " + what) }
+                XCTAssertEqual(out.map(\.bitPattern), reference.map(\.bitPattern), what)
+            }
+        }
+        print("denoise cascade: \(n) pixels, \(scales * blocks) block statistics, strips of 16, 48 and 256 rows, AVX2 \(lw_cpu_avx2() == 1 ? "and baseline" : "not available, baseline") paths: the band-by-band bits")
+    }
+
     /// The whole module: identical bytes at 1, 2 and 3 threads and with the AVX2 path forced off.
     func testSameBytesAtAnyThreadCountAndOnTheBaselinePath() throws {
         let source = Self.noisyEdge(width: 317, height: 211, iso: 3200, seed: 3)

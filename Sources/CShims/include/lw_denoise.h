@@ -28,4 +28,26 @@ void lw_dn_block_stats(const float *fine, const float *coarse, const float *leve
 void lw_rgb_to_opponent(float *r, float *g, float *b, int width);
 void lw_opponent_to_rgb(float *y, float *u, float *v, int width);
 
+/// Most detail bands `lw_dn_cascade` takes.
+#define LW_DN_MAX_SCALES 6
+
+/// Floats of scratch one `lw_dn_cascade` call needs (its rings of rows), for `scales` bands of a `width` plane.
+size_t lw_dn_cascade_scratch(int width, int scales);
+
+/// Every band of one channel plane `x` for rows y0 ≤ y < y1 in one pass, the smoothings at spacings 1, 2, 4, …
+/// cascaded in rings of rows (each computed as `lw_atrous_row` computes it on the whole plane of the previous one,
+/// rows outside y0…y1 included as far as the later ones read them), so the same bits as full-plane passes.
+/// Without `out` it measures: for each band j and each whole block row of [y0, y1) (y0 and y1 multiples of
+/// `block`, or y1 = height), `lw_dn_block_stats`'s figures into mean_abs[j] (+ band · (width / block)) and, when
+/// `mean_level` is not NULL, the level's into it (the same for every band). With `out` it shrinks: row y of
+/// `out` (not `x`) = the coarsest approximation + the garrotes of bands 0…scales−1 added in order, band j with
+/// a[j], b[j], k2[j] as `lw_garrote_row` computes it. With `level_out` (then `level` is not read) the level is
+/// x's first smoothing itself, and its rows y0…y1−1 are written there. `scratch` holds `lw_dn_cascade_scratch` floats.
+void lw_dn_cascade(const float *x, const float *level, int width, int height, int y0, int y1, int scales, float *scratch,
+                   int block, float *const *mean_abs, float *mean_level, float *level_out,
+                   const float *a, const float *b, const float *k2, float *out);
+
+/// `lw_opponent_to_rgb` from planes y, u, v into r, g, b (which may be any of them: each pixel is read before written).
+void lw_opponent_to_rgb_into(const float *y, const float *u, const float *v, float *r, float *g, float *b, int width);
+
 #endif

@@ -9,6 +9,9 @@
 /// with the left and right `down` values of its span, computed for each row alone (same bits on any threads).
 void lw_grid_row(const float *grid, int across, int fields, int spacing, int y, int width, float *const *out);
 
+/// `lw_grid_row`'s pixels from ≤ x < to of row y alone (the same bits), pixel x into out[f][x − from].
+void lw_grid_span(const float *grid, int across, int fields, int spacing, int y, int from, int to, float *const *out);
+
 /// In place over n pixels: (r, g, b) ← m · (r, g, b) (row-major 3 × 3, each row ((m0·r + m1·g) + m2·b)) when m is
 /// not NULL, then each multiplied by gain[k] when gain is not NULL.
 void lw_mix_row(float *r, float *g, float *b, int n, const float *m, const float *gain);

@@ -18,4 +18,9 @@ void lw_bicubic_row(const float *const *planes, int count, int width, int height
 void lw_bicubic_line(const float *const *planes, int count, int width, int height,
                      double x0, double y0, double dx, double dy, int n, float *const *out);
 
+/// `lw_bicubic_line`'s samples k = first…first+n−1 alone (the same positions, so the same bits), into out[p][k]:
+/// a row done in spans, so that a tile of rows reads a source footprint that stays in cache.
+void lw_bicubic_span(const float *const *planes, int count, int width, int height,
+                     double x0, double y0, double dx, double dy, int first, int n, float *const *out);
+
 #endif

@@ -85,54 +85,46 @@ public enum Denoise: DevelopModule {
             context.notes.append("denoise: image too small to measure its noise (\(w)×\(h)); left as it was")
             return image
         }
-        let bands = (h + block - 1) / block
-        let workers = engine.workers(for: bands)
-        let level = PlanarImage.allocatePlane(n), s1 = PlanarImage.allocatePlane(n), acc = PlanarImage.allocatePlane(n)
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: w * max(workers, engine.workers(for: h)))
-        let meanAbs = UnsafeMutablePointer<Float>.allocate(capacity: across * down)
-        let meanLevel = UnsafeMutablePointer<Float>.allocate(capacity: across * down)
-        defer { PlanarImage.freePlane(level); PlanarImage.freePlane(s1); PlanarImage.freePlane(acc); scratch.deallocate(); meanAbs.deallocate(); meanLevel.deallocate() }
-        let P = UncheckedSendable((image.r, image.g, image.b, level, s1, acc, scratch, meanAbs, meanLevel))
+        // Each band's noise model needs the whole band measured before its shrink, and the smoothings do not depend
+        // on the shrinks: so one pass measures every band of a channel and, once the models are fitted, a second
+        // shrinks them all, each pass cascading the four smoothings over strips of rows in cache
+        // (`lw_dn_cascade`) instead of a whole-plane pass per band. The same values as band by band.
+        let strips = (h + stripRows - 1) / stripRows
+        let workers = engine.workers(for: strips)
+        let ringFloats = lw_dn_cascade_scratch(Int32(w), Int32(scales))
+        let level = PlanarImage.allocatePlane(n), yOut = PlanarImage.allocatePlane(n)
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: ringFloats * workers)
+        let blocks = across * down
+        let meanAbs = UnsafeMutablePointer<Float>.allocate(capacity: 3 * scales * blocks)
+        let meanLevel = UnsafeMutablePointer<Float>.allocate(capacity: blocks)
+        defer { PlanarImage.freePlane(level); PlanarImage.freePlane(yOut); scratch.deallocate(); meanAbs.deallocate(); meanLevel.deallocate() }
+        let P = UncheckedSendable((image.r, image.g, image.b, level, yOut, scratch, meanAbs, meanLevel))
 
         Parallel.forEach(h, workers: engine.workers(for: h)) { _, y in
             let o = y * w
             lw_rgb_to_opponent(P.value.0 + o, P.value.1 + o, P.value.2 + o, Int32(w))
         }
-        // The luminance at the first smoothing is the level every threshold follows.
-        smooth(planes[0], into: level, width: w, height: h, step: 1, workers: engine.workers(for: h), scratch: scratch)
-
+        // Measure: every band of every channel; the luminance's first smoothing is written out as the level
+        // every threshold follows.
+        for c in 0..<3 {
+            let x = UncheckedSendable(planes[c])
+            Parallel.forEach(strips, workers: workers) { worker, strip in
+                let y0 = strip * stripRows, y1 = min(h, y0 + stripRows)
+                var bands = (0..<scales).map { Optional(P.value.6 + (c * scales + $0) * blocks) }
+                lw_dn_cascade(x.value, P.value.3, Int32(w), Int32(h), Int32(y0), Int32(y1), Int32(scales), P.value.5 + worker * ringFloats,
+                              Int32(block), &bands, c == 0 ? P.value.7 : nil, c == 0 ? P.value.3 : nil, nil, nil, nil, nil)
+            }
+        }
         var strength = 0
         var decided = ""
+        var models: [[(a: Float, b: Float, k2: Float)]] = []
         for c in 0..<3 {
-            let x = planes[c]
             var previous: NoiseModel?
-            // The shrink of band j − 1 waiting for the pass of band j (its threshold needs the whole band measured).
-            var pending: (a: Float, b: Float, k2: Float, first: Int32)?
+            var channel: [(a: Float, b: Float, k2: Float)] = []
             for j in 0..<scales {
-                // Fine and coarse alternate between the channel's plane and s1; the shrunk details add up in acc.
-                let (fine, coarse) = j % 2 == 0 ? (x, s1) : (s1, x)
-                let copyLevel = c == 0 && j == 0, step = Int32(1 << j), shrink = pending
-                // One pass per band of `block` rows: the previous band's shrink (it reads the rows this smoothing
-                // is about to overwrite: coarse is the previous fine), this band's smoothing, and its noise
-                // statistics while the rows are in cache. Same values as separate passes, in the same order.
-                let Q = UncheckedSendable((fine, coarse))
-                Parallel.forEach(bands, workers: workers) { worker, band in
-                    let (fine, coarse) = Q.value
-                    let y0 = band * block, y1 = min(h, y0 + block)
-                    for y in y0..<y1 {
-                        let o = y * w
-                        if let t = shrink { lw_garrote_row(coarse + o, fine + o, P.value.3 + o, Int32(w), t.a, t.b, t.k2, P.value.5 + o, t.first) }
-                        if copyLevel { (coarse + o).update(from: P.value.3 + o, count: w) } else {
-                            lw_atrous_row(fine, Int32(w), Int32(h), Int32(y), step, P.value.6 + worker * w, coarse + o)
-                        }
-                    }
-                    if band < down {
-                        lw_dn_block_stats(fine, coarse, P.value.3, Int32(w), Int32(y0), Int32(block), P.value.7 + band * across, P.value.8 + band * across)
-                    }
-                }
-                guard var model = fit(meanAbs: meanAbs, meanLevel: meanLevel, count: across * down) else {
-                    // Only the first band can fail (every band has the same blocks per level bin): nothing is
-                    // overwritten yet but the opponent conversion.
+                guard var model = fit(meanAbs: meanAbs + (c * scales + j) * blocks, meanLevel: meanLevel, count: blocks) else {
+                    // Every band has the same blocks per level bin, so the first fails when any does: nothing
+                    // is overwritten yet but the opponent conversion.
                     context.notes.append("denoise: image too small to measure its noise (\(w)×\(h)); left as it was")
                     Parallel.forEach(h, workers: engine.workers(for: h)) { _, y in
                         let o = y * w
@@ -154,34 +146,35 @@ public enum Denoise: DevelopModule {
                     }
                     decided += String(format: "; luminance noise σ %.2f %% of mid grey", 100 * nsr)
                 }
-                let k = Float(strength) / 50 * (c == 0 ? lumaThreshold : chromaThreshold)
-                pending = (Float(model.a), Float(model.b), k * k, j == 0 ? 0 : 1)
+                channel.append((Float(model.a), Float(model.b), 0))
             }
-            // The last band's shrink, and the coarsest approximation plus the shrunk details.
-            let t = pending!
-            let (fine, last) = scales % 2 == 0 ? (s1, x) : (x, s1)
-            Parallel.forEach(h, workers: engine.workers(for: h)) { _, y in
-                let o = y * w
-                lw_garrote_row(fine + o, last + o, P.value.3 + o, Int32(w), t.a, t.b, t.k2, P.value.5 + o, t.first)
-                for i in o..<(o + w) { x[i] = last[i] + P.value.5[i] }
+            let k = Float(strength) / 50 * (c == 0 ? lumaThreshold : chromaThreshold)
+            models.append(channel.map { ($0.a, $0.b, k * k) })
+        }
+        // Shrink: each channel's result into a plane already read (Y into the spare, U into Y's, V into U's), as
+        // a strip still reads its neighbours' rows of the channel.
+        let outputs = [yOut, image.r, image.g]
+        for c in 0..<3 {
+            let m = models[c]
+            let a = m.map(\.a), b = m.map(\.b), k2 = m.map(\.k2)
+            let io = UncheckedSendable((planes[c], outputs[c]))
+            Parallel.forEach(strips, workers: workers) { worker, strip in
+                let y0 = strip * stripRows, y1 = min(h, y0 + stripRows)
+                lw_dn_cascade(io.value.0, P.value.3, Int32(w), Int32(h), Int32(y0), Int32(y1), Int32(scales), P.value.5 + worker * ringFloats,
+                              Int32(block), nil, nil, nil, a, b, k2, io.value.1)
             }
         }
         Parallel.forEach(h, workers: engine.workers(for: h)) { _, y in
             let o = y * w
-            lw_opponent_to_rgb(P.value.0 + o, P.value.1 + o, P.value.2 + o, Int32(w))
+            lw_opponent_to_rgb_into(P.value.4 + o, P.value.0 + o, P.value.1 + o, P.value.0 + o, P.value.1 + o, P.value.2 + o, Int32(w))
         }
         context.decisions["denoise"] = decided
         return image
     }
 
-    /// One à-trous smoothing of a whole plane at spacing `step`.
-    static func smooth(_ source: UnsafeMutablePointer<Float>, into destination: UnsafeMutablePointer<Float>,
-                       width w: Int, height h: Int, step: Int, workers: Int, scratch: UnsafeMutablePointer<Float>) {
-        let P = UncheckedSendable((source, destination, scratch))
-        Parallel.forEach(h, workers: workers) { worker, y in
-            lw_atrous_row(P.value.0, Int32(w), Int32(h), Int32(y), Int32(step), P.value.2 + worker * w, P.value.1 + y * w)
-        }
-    }
+    /// Rows of the strips `lw_dn_cascade` works on (a multiple of `block`): its rings of rows stay in the shared
+    /// cache, and the rows it recomputes above each strip (28 of the first smoothing, fewer of the later) cost ~10 %.
+    static let stripRows = 256
 
     /// Side of the blocks the noise is measured on.
     static let block = 16
