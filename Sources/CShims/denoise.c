@@ -7,11 +7,11 @@
 
 #pragma clang fp contract(off)
 
+// The vertical-then-horizontal B3-spline smoothing of one row from five row pointers (so the cascade's rings and
+// the whole-plane rows share one arithmetic, and so the same bits).
 static inline __attribute__((always_inline))
-void atrous_body(const float *src, int w, int h, int y, int s, float *restrict t, float *restrict dst) {
-    const float *r0 = src + (size_t)lw_mirror(y - 2 * s, h) * w, *r1 = src + (size_t)lw_mirror(y - s, h) * w;
-    const float *r2 = src + (size_t)y * w;
-    const float *r3 = src + (size_t)lw_mirror(y + s, h) * w, *r4 = src + (size_t)lw_mirror(y + 2 * s, h) * w;
+void atrous5_body(const float *r0, const float *r1, const float *r2, const float *r3, const float *r4, int w, int s,
+                  float *restrict t, float *restrict dst) {
     for (int x = 0; x < w; x++)
         t[x] = ((r0[x] + r4[x]) + 4.0f * (r1[x] + r3[x]) + 6.0f * r2[x]) * (1.0f / 16.0f);
     int lo = 2 * s < w ? 2 * s : w, hi = w - 2 * s > lo ? w - 2 * s : lo;
@@ -23,6 +23,13 @@ void atrous_body(const float *src, int w, int h, int y, int s, float *restrict t
     for (int x = hi; x < w; x++)
         dst[x] = ((t[lw_mirror(x - 2 * s, w)] + t[lw_mirror(x + 2 * s, w)]) + 4.0f * (t[lw_mirror(x - s, w)] + t[lw_mirror(x + s, w)])
                   + 6.0f * t[x]) * (1.0f / 16.0f);
+}
+
+// One row of the smoothing at scale `s` of a whole plane: its five rows, mirrored at the edges.
+static inline __attribute__((always_inline))
+void atrous_body(const float *src, int w, int h, int y, int s, float *restrict t, float *restrict dst) {
+    atrous5_body(src + (size_t)lw_mirror(y - 2 * s, h) * w, src + (size_t)lw_mirror(y - s, h) * w, src + (size_t)y * w,
+                 src + (size_t)lw_mirror(y + s, h) * w, src + (size_t)lw_mirror(y + 2 * s, h) * w, w, s, t, dst);
 }
 
 static inline __attribute__((always_inline))
@@ -100,23 +107,6 @@ void lw_opponent_to_rgb(float *y, float *u, float *v, int width) {
 }
 
 // ---- The cascade in ring buffers (lw_dn_cascade) ----
-
-// The vertical-then-horizontal smoothing of atrous_body from five row pointers (the cascade's rings).
-static inline __attribute__((always_inline))
-void atrous5_body(const float *r0, const float *r1, const float *r2, const float *r3, const float *r4, int w, int s,
-                  float *restrict t, float *restrict dst) {
-    for (int x = 0; x < w; x++)
-        t[x] = ((r0[x] + r4[x]) + 4.0f * (r1[x] + r3[x]) + 6.0f * r2[x]) * (1.0f / 16.0f);
-    int lo = 2 * s < w ? 2 * s : w, hi = w - 2 * s > lo ? w - 2 * s : lo;
-    for (int x = 0; x < lo; x++)
-        dst[x] = ((t[lw_mirror(x - 2 * s, w)] + t[lw_mirror(x + 2 * s, w)]) + 4.0f * (t[lw_mirror(x - s, w)] + t[lw_mirror(x + s, w)])
-                  + 6.0f * t[x]) * (1.0f / 16.0f);
-    for (int x = lo; x < hi; x++)
-        dst[x] = ((t[x - 2 * s] + t[x + 2 * s]) + 4.0f * (t[x - s] + t[x + s]) + 6.0f * t[x]) * (1.0f / 16.0f);
-    for (int x = hi; x < w; x++)
-        dst[x] = ((t[lw_mirror(x - 2 * s, w)] + t[lw_mirror(x + 2 * s, w)]) + 4.0f * (t[lw_mirror(x - s, w)] + t[lw_mirror(x + s, w)])
-                  + 6.0f * t[x]) * (1.0f / 16.0f);
-}
 
 __attribute__((target("avx2")))
 static void atrous5_avx2(const float *r0, const float *r1, const float *r2, const float *r3, const float *r4, int w, int s, float *t, float *dst) {
