@@ -133,7 +133,9 @@ final class MonitorServeTests: XCTestCase {
     /// applies to the next one. Truth: each output is byte-identical to `lightwork convert` with that look.
     func testALookPostedToServeAppliesToTheNextFileNotTheOneInFlight() throws {
         let w = try WatchFixture(self)
-        let first = try w.makeDNGs(1, prefix: "inflight", seed: 700, width: 3000, height: 2000)[0]
+        // 24 MP on one thread converts for seconds, many of the watch's half-second status writes, so the post
+        // lands while it is in flight however fast the develop path gets (at 6 MP it could finish between writes).
+        let first = try w.makeDNGs(1, prefix: "inflight", seed: 700, width: 6000, height: 4000)[0]
         let next = try w.makeDNGs(1, prefix: "after", seed: 800, width: 600, height: 400)[0]
         let watch = try startWatch(w, ["--jobs", "1", "--threads", "1", "--format", "jpeg"])
         defer { watch.send(SIGTERM); _ = watch.finish(within: 60) }
