@@ -1,3 +1,4 @@
+import CShims
 import Foundation
 
 /// `--sharpen AMOUNT[:RADIUS]`: capture sharpening after the demosaic — an unsharp mask on luminance in linear
@@ -60,8 +61,8 @@ public enum Sharpen: DevelopModule {
 ///     Y' = Y + amount · (Y − Gauss_sigma(Y)),  clamped to [min, max] of Y over the 3×3 neighbourhood (halo control)
 ///     (R, G, B) += Y' − Y
 ///
-/// Borders replicate the edge pixel. Rows are done in bands with their own scratch, every sum in a fixed tap
-/// order, so the result is the same at any thread count.
+/// Borders replicate the edge pixel. Rows are done in bands with their own scratch by the row kernels of
+/// `lw_sharpen.h`, every sum in a fixed tap order, so the result is the same at any thread count and CPU.
 enum LuminanceSharpener {
     /// Rows per band: the horizontally blurred band (plus its margins) stays in one worker's cache.
     static let bandRows = 32
@@ -87,65 +88,36 @@ enum LuminanceSharpener {
 
         Parallel.forEach(h, workers: engine.workers(for: h)) { _, y in
             let o = y * w
-            let rr = me.value.r + o, gg = me.value.g + o, bb = me.value.b + o, l = lp.value + o
-            for x in 0..<w { l[x] = kr * rr[x] + kg * gg[x] + kb * bb[x] }
+            lw_usm_luma_row(me.value.r + o, me.value.g + o, me.value.b + o, Int32(w), kr, kg, kb, lp.value + o)
         }
 
         let bands = (h + bandRows - 1) / bandRows
         let workers = engine.workers(for: bands)
         let bandStride = (bandRows + 2 * r) * w
         let rowStride = w + 2 * r
-        // Per worker: the band's horizontally blurred rows, one padded source row, the blurred row, column min/max.
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: workers * (bandStride + rowStride + 3 * w))
+        // Per worker: the band's horizontally blurred rows, one padded source row, the kernel's three rows of scratch.
+        let perWorker = bandStride + rowStride + 3 * w
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: workers * perWorker)
         defer { scratch.deallocate() }
         let sp = UncheckedSendable(scratch)
         taps.withUnsafeBufferPointer { tapBuffer in
             let tp = UncheckedSendable(tapBuffer.baseAddress!)
             Parallel.forEach(bands, workers: workers) { worker, band in
                 let k = tp.value, l = lp.value, img = me.value
-                let base = sp.value + worker * (bandStride + rowStride + 3 * w)
-                let blurredRows = base, padded = base + bandStride, blurred = padded + rowStride
-                let colMin = blurred + w, colMax = colMin + w
+                let base = sp.value + worker * perWorker
+                let blurredRows = base, padded = base + bandStride, rowScratch = padded + rowStride
                 let y0 = band * bandRows, y1 = min(h, y0 + bandRows)
                 // Horizontal pass over the band and r rows either side (edge rows replicated).
                 for yy in (y0 - r)..<(y1 + r) {
-                    let src = l + min(h - 1, max(0, yy)) * w
-                    for i in 0..<r { padded[i] = src[0]; padded[r + w + i] = src[w - 1] }
-                    (padded + r).update(from: src, count: w)
-                    let out = blurredRows + (yy - (y0 - r)) * w
-                    for x in 0..<w { out[x] = k[0] * padded[x] }
-                    for t in 1..<(2 * r + 1) {
-                        let wt = k[t], p = padded + t
-                        for x in 0..<w { out[x] += wt * p[x] }
-                    }
+                    lw_usm_hblur_row(l + min(h - 1, max(0, yy)) * w, Int32(w), k, Int32(r), padded, blurredRows + (yy - (y0 - r)) * w)
                 }
+                var rows = [UnsafePointer<Float>?](repeating: nil, count: 2 * r + 1)
                 for y in y0..<y1 {
-                    // Vertical pass: rows y−r…y+r of the band, taps in order.
-                    let first = blurredRows + (y - y0) * w
-                    for x in 0..<w { blurred[x] = k[0] * first[x] }
-                    for t in 1..<(2 * r + 1) {
-                        let wt = k[t], p = first + t * w
-                        for x in 0..<w { blurred[x] += wt * p[x] }
-                    }
+                    // Vertical pass over rows y−r…y+r of the band, then the mask and its clamp.
+                    for t in 0..<(2 * r + 1) { rows[t] = UnsafePointer(blurredRows + (y - y0 + t) * w) }
                     let o = y * w
-                    let ly = l + o
-                    let up = l + max(0, y - 1) * w, down = l + min(h - 1, y + 1) * w
-                    for x in 0..<w {
-                        colMin[x] = min(up[x], min(ly[x], down[x]))
-                        colMax[x] = max(up[x], max(ly[x], down[x]))
-                    }
-                    let rr = img.r + o, gg = img.g + o, bb = img.b + o
-                    for x in 0..<w {
-                        var s = ly[x] + amount * (ly[x] - blurred[x])
-                        if haloControl {
-                            let xl = max(0, x - 1), xr = min(w - 1, x + 1)
-                            let lo = min(colMin[xl], min(colMin[x], colMin[xr]))
-                            let hi = max(colMax[xl], max(colMax[x], colMax[xr]))
-                            s = min(hi, max(lo, s))
-                        }
-                        let d = s - ly[x]
-                        rr[x] += d; gg[x] += d; bb[x] += d
-                    }
+                    lw_usm_apply_row(rows, k, Int32(r), l + max(0, y - 1) * w, l + o, l + min(h - 1, y + 1) * w, Int32(w),
+                                     amount, haloControl ? 1 : 0, rowScratch, img.r + o, img.g + o, img.b + o)
                 }
             }
         }
