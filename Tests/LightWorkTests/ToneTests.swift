@@ -1,3 +1,4 @@
+import CShims
 import Foundation
 import XCTest
 @testable import LightWork
@@ -41,15 +42,14 @@ final class ToneTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(whiteCode, 254.5, "\(name) reaches white at its anchor")
             XCTAssertLessThan(worstKink, 2, "\(name) has no kink")
 
-            // The kernel's table against the formula, over 0…32 (past the table's end too).
+            // The kernel's table against the formula, over 0…32 (past the table's end too), on grey pixels: the
+            // kernel scales by f(n)/n, so a grey pixel's channels come out as f(n) (to one more rounding).
             let table = name == "standard" ? ToneTable.standard : ToneTable.filmic
+            let n = (0...32000).map { Float($0) / 1000 }
+            var r = n, g = n, b = n
+            table.apply(&r, &g, &b, count: n.count)
             var worst = 0.0
-            table.values.withUnsafeBufferPointer { t in
-                for i in 0...32000 {
-                    let n = Float(i) / 1000
-                    worst = max(worst, abs(Double(table.lookup(n, t.baseAddress!)) - curve(Double(n))))
-                }
-            }
+            for i in n.indices { worst = max(worst, abs(Double(g[i]) - curve(Double(n[i])))) }
             print(String(format: "tone %@: table vs formula, largest error %.2e over 0…32", name, worst))
             XCTAssertLessThan(worst, 2e-5, "\(name) table")
         }
@@ -129,6 +129,32 @@ final class ToneTests: XCTestCase {
         let one = try render(threads: 1)
         XCTAssertEqual(one.map(\.bitPattern), try render(threads: 3).map(\.bitPattern))
         XCTAssertLessThan(one.max()!, 1)
+    }
+
+    /// The kernel's AVX2 path gives the baseline's bits, on ordinary values and on the edge cases each lane of a
+    /// group of eight may hold: black, negative, −0, NaN, the table's end (16) and beyond it, infinity.
+    func testKernelPathsGiveTheSameBitsOnEveryKindOfValue() {
+        let special: [Float] = [0, -0.0, -1, 1e-30, 1e-8, 0.18, 1, 15.999999, 16, 17, 300, .infinity, .nan, -.infinity, 2, 0.5]
+        var r: [Float] = [], g: [Float] = [], b: [Float] = []
+        for i in 0..<4003 {
+            r.append(special[i % special.count]); g.append(special[(i * 7 + 3) % special.count])
+            b.append(i % 5 == 0 ? special[(i * 3) % special.count] : Float(i) / 1000)
+        }
+        for table in [ToneTable.standard, ToneTable.filmic] {
+            var outs: [[UInt32]] = []
+            for baseline in [false, true] {
+                var rr = r, gg = g, bb = b
+                lw_cpu_force_baseline(baseline ? 1 : 0)
+                table.apply(&rr, &gg, &bb, count: rr.count)
+                lw_cpu_force_baseline(0)
+                outs.append((rr + gg + bb).map(\.bitPattern))
+                // Black in, +0 out; a NaN norm leaves its pixel alone.
+                for i in rr.indices where max(r[i], max(g[i], b[i])) <= 0 {
+                    XCTAssertEqual([rr[i], gg[i], bb[i]].map(\.bitPattern), [0, 0, 0], "pixel \(i) black")
+                }
+            }
+            XCTAssertTrue(outs[0] == outs[1], "AVX2 \(lw_cpu_avx2() == 1 ? "on" : "not available"): the paths differ")
+        }
     }
 
     /// On an encoded image the module is skipped with a note (the image is display-referred already).

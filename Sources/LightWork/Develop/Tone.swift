@@ -1,3 +1,4 @@
+import CShims
 import Foundation
 
 /// `--tone linear|standard|filmic`: the base tone curve from scene-referred linear light to display-referred linear
@@ -152,29 +153,14 @@ struct ToneTable: Sendable {
         } + [1]
     }
 
-    /// f(n) for the max-RGB norm n, from the table.
-    @inline(__always) func lookup(_ n: Float, _ t: UnsafePointer<Float>) -> Float {
-        if n >= ToneTable.limit { return Float(curve(Double(n))) }
-        let u = (n * (1 / ToneTable.limit)).squareRoot() * Float(ToneTable.entries - 1)
-        let i = Int(u)
-        let f = u - Float(i)
-        return t[i] + (t[i + 1] - t[i]) * f
-    }
-
     /// Scales each pixel's three channels by f(n)/n, n = max(R, G, B); a pixel with n ≤ 0 (black, or all channels
-    /// negative) becomes black, NaN stays NaN for the output conversion to reject.
+    /// negative) becomes black, NaN stays NaN for the output conversion to reject (`lw_tone_apply`, whose table
+    /// interpolation is this type's sampling).
     func apply(_ r: UnsafeMutablePointer<Float>, _ g: UnsafeMutablePointer<Float>, _ b: UnsafeMutablePointer<Float>, count: Int) {
         values.withUnsafeBufferPointer { buffer in
-            let t = buffer.baseAddress!
-            for x in 0..<count {
-                let n = max(r[x], max(g[x], b[x]))
-                guard n > 0 else {
-                    if n <= 0 { r[x] = 0; g[x] = 0; b[x] = 0 }
-                    continue
-                }
-                let k = lookup(n, t) / n
-                r[x] *= k; g[x] *= k; b[x] *= k
-            }
+            var c = lw_tone_curve(table: buffer.baseAddress, entries: Int32(ToneTable.entries), limit: ToneTable.limit,
+                                  s: curve.s, c: curve.c, gamma: curve.gamma)
+            lw_tone_apply(&c, r, g, b, count)
         }
     }
 }
