@@ -124,10 +124,16 @@ public struct PointOperation: Sendable {
 
     /// Runs the operation over every row of `image`'s planes.
     func run(on image: PlanarImage, engine: EngineConfiguration) -> PlanarImage {
+        PointOperation.run([self], on: image, engine: engine)
+    }
+
+    /// Runs `operations` in turn over each row of `image`'s planes: one pass for all of them, each row still in
+    /// cache for the next operation.
+    static func run(_ operations: [PointOperation], on image: PlanarImage, engine: EngineConfiguration) -> PlanarImage {
         let n = image.width, me = UncheckedSendable(image)
         Parallel.forEach(image.height, workers: engine.workers(for: image.height)) { _, y in
             let o = y * n
-            apply(me.value.r + o, me.value.g + o, me.value.b + o, n)
+            for operation in operations { operation.apply(me.value.r + o, me.value.g + o, me.value.b + o, n) }
         }
         return image
     }

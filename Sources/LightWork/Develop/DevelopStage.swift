@@ -64,26 +64,35 @@ public enum DevelopStage {
         guard !active.isEmpty else { return nil }
         // Only per-pixel modules (the export default, the base tone, alone or with a fixed exposure): row by row.
         var trial = context
-        let points = active.compactMap { ($0 as? any PointDevelopModule.Type)?.pointOperation(settings, context: &trial) }
-        if points.count == active.count {
+        let allPoints = active.compactMap { ($0 as? any PointDevelopModule.Type)?.pointOperation(settings, context: &trial) }
+        if allPoints.count == active.count {
             context = trial
-            return pointed(image, points, into: overwriting ? image : nil, engine: context.engine)
+            return pointed(image, allPoints, into: overwriting ? image : nil, engine: context.engine)
         }
         var planes = PlanarImage(image, engine: context.engine)
-        // Consecutive geometric modules compose into one geometry, resampled when a pixel module or the end needs it.
+        // Consecutive geometric modules compose into one geometry, resampled when a pixel module or the end needs it;
+        // consecutive per-pixel modules run as one pass over the rows, and when they come last, inside the
+        // conversion back to half floats (no pass of their own).
         var geometry: DevelopGeometry?
+        var points: [PointOperation] = []
         for module in active {
             if let geometric = module as? any GeometricDevelopModule.Type {
+                if !points.isEmpty { planes = PointOperation.run(points, on: planes, engine: context.engine); points = [] }
                 var g = geometry ?? DevelopGeometry(source: planes)
                 try geometric.compose(settings, onto: &g, context: &context)
                 geometry = g
                 continue
             }
             if let g = geometry { planes = g.render(engine: context.engine); geometry = nil }
+            if let point = module as? any PointDevelopModule.Type, let operation = point.pointOperation(settings, context: &context) {
+                points.append(operation)
+                continue
+            }
+            if !points.isEmpty { planes = PointOperation.run(points, on: planes, engine: context.engine); points = [] }
             planes = try module.run(settings, on: planes, context: &context)
         }
         if let g = geometry { planes = g.render(engine: context.engine) }
-        return planes.workingImage(space: image.space, engine: context.engine)
+        return planes.workingImage(space: image.space, applying: points, engine: context.engine)
     }
 
     /// `image` with `operations` applied to every pixel in turn, a row at a time: each row is decoded to floats

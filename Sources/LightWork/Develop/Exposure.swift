@@ -114,7 +114,9 @@ public enum Exposure: PointDevelopModule {
     static func gain(_ ev: Double) -> PointOperation {
         let gain = Float(exp2(ev))
         return PointOperation { r, g, b, n in
-            for p in [r, g, b] { for x in 0..<n { p[x] *= gain } }
+            for x in 0..<n { r[x] *= gain }
+            for x in 0..<n { g[x] *= gain }
+            for x in 0..<n { b[x] *= gain }
         }
     }
 

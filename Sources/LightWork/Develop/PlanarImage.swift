@@ -81,8 +81,9 @@ public final class PlanarImage: @unchecked Sendable {
         }
     }
 
-    /// The image as half floats in `space` (its primaries must be this image's; an sRGB-curve space is encoded).
-    public func workingImage(space: WorkingSpace, engine: EngineConfiguration) -> WorkingImage {
+    /// The image as half floats in `space` (its primaries must be this image's; an sRGB-curve space is encoded),
+    /// with `operations` applied to each row on the way (the planes themselves are left as they are).
+    public func workingImage(space: WorkingSpace, applying operations: [PointOperation] = [], engine: EngineConfiguration) -> WorkingImage {
         precondition(space.primaries == primaries, "a develop module changed the primaries")
         let out = WorkingImage.unfilled(width: width, height: height, space: space, hasAlpha: alpha != nil)
         let w = width
@@ -97,6 +98,7 @@ public final class PlanarImage: @unchecked Sendable {
             rr.update(from: me.value.r + o, count: w)
             gg.update(from: me.value.g + o, count: w)
             bb.update(from: me.value.b + o, count: w)
+            for operation in operations { operation.apply(rr, gg, bb, w) }
             if let encoder { encoder.apply(rr, count: w); encoder.apply(gg, count: w); encoder.apply(bb, count: w) }
             if me.value.alpha == nil { ones.initialize(repeating: 1, count: w) }
             lw_planar_to_rgba_half(rr, gg, bb, me.value.alpha.map { UnsafePointer($0 + o) } ?? UnsafePointer(ones), out.row(y), w)
