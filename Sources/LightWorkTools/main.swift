@@ -218,6 +218,17 @@ func makeSample(_ request: SampleRequest, command: String) throws {
                                               request.illuminant.rawValue, request.seed, seconds).utf8))
 }
 
+/// Replaces this process with itself, the same arguments and `extra` laid over its environment; returns only by throwing.
+func reexecuting(with extra: [String: String]) throws -> Never {
+    var environment = ProcessInfo.processInfo.environment
+    for (k, v) in extra { environment[k] = v }
+    let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    let argv = CommandLine.arguments.map { strdup($0) } + [nil]
+    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    execve(path, argv, envp)
+    throw LightWorkError.usage("cannot re-run \(path) with \(extra.keys.sorted().joined(separator: ", ")): errno \(errno)")
+}
+
 /// `bench`: engine throughput on a synthetic frame, optionally a RAW decode.
 func runBenchmarks(_ arguments: ArraySlice<String>) throws {
     var width = 6000, height = 4000, raw: URL?, raws: [URL] = [], breakdown = false, only: String?
@@ -252,7 +263,15 @@ func runBenchmarks(_ arguments: ArraySlice<String>) throws {
         guard let image else { throw LightWorkError.usage("bench --only encode needs --image FILE.tif (a 16-bit render)") }
         print(try FormatEncodeBenchmark.run(image: image, formats: formats, engine: engine)); return
     }
-    if only == "develop" { print(try DevelopBenchmark.run(width: width, height: height, engine: engine)) }
+    if only == "develop" {
+        // The develop stage runs in conversion workers; measure it under their allocator, not this tool's default
+        // (which unmaps and re-zeroes every freed plane). glibc reads its tunables at start, hence the re-exec.
+        if ProcessInfo.processInfo.environment["GLIBC_TUNABLES"] == nil {
+            try reexecuting(with: ["GLIBC_TUNABLES": WorkerLaunch.allocatorTunables])
+        }
+        print("develop stage measured under the workers' allocator: GLIBC_TUNABLES=\(ProcessInfo.processInfo.environment["GLIBC_TUNABLES"]!)")
+        print(try DevelopBenchmark.run(width: width, height: height, engine: engine))
+    }
     if only == "demosaic" { print(DemosaicBenchmark.run(width: width, height: height, engine: engine)) }
     if let raw { print(try RenderBenchmark.decode(url: raw, engine: engine)) }
 }

@@ -105,12 +105,11 @@ enum BatchArguments {
     static func workers(jobs: Int, _ p: ParsedArguments, memoryLimit: Int?) -> BatchConfiguration.Isolation {
         let share = max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, jobs))
         var environment = ["OMP_NUM_THREADS": String(share), "SWIFT_BACKTRACE": "enable=no"]
-        // A worker converts file after file of the same size: keep its freed image buffers in its heap instead
-        // of unmapping them, so the next file reuses mapped pages rather than faulting in and zeroing ~600 MB
-        // again (measured: system time per 24 MP file 0.6 s -> 0.3 s). The peak stays within MemoryBudget's
-        // per-pixel estimate. A GLIBC_TUNABLES the user set is left alone.
+        // A worker converts file after file of the same size: its freed image buffers stay in its heap
+        // (`WorkerLaunch.allocatorTunables`). The peak stays within MemoryBudget's per-pixel estimate. A
+        // GLIBC_TUNABLES the user set is left alone.
         if ProcessInfo.processInfo.environment["GLIBC_TUNABLES"] == nil {
-            environment["GLIBC_TUNABLES"] = "glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967295"
+            environment["GLIBC_TUNABLES"] = WorkerLaunch.allocatorTunables
         }
         // The worker applies exactly the threads and memory limit this process decided (its start message).
         var launch = WorkerLaunch(executable: executablePath(), environment: environment)
