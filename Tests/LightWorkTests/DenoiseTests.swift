@@ -58,6 +58,20 @@ final class DenoiseTests: XCTestCase {
         XCTAssertEqual(row, [Float](repeating: 0.25, count: 9))
     }
 
+    /// The noise fit's percentile by selection is the sorted array's element, on runs with many ties and without.
+    func testSelectionPicksTheSortedElement() {
+        var rng = SeededRandom(seed: 11, stream: 0)
+        for count in [1, 2, 3, 8, 9, 100, 1001, 6000] {
+            for ties in [false, true] {
+                let values = (0..<count).map { _ in ties ? Double(Int.random(in: 0..<5, using: &rng)) : Double.random(in: 0..<1, using: &rng) }
+                let sorted = values.sorted()
+                for k in Set([0, count / 5, count / 2, count - 1]) {
+                    XCTAssertEqual(Denoise.smallest(k, of: values), sorted[k], "count \(count), k \(k), ties \(ties)")
+                }
+            }
+        }
+    }
+
     /// `lw_dn_cascade` (every band of a channel in one pass over strips of rows) against the band-by-band passes
     /// of `lw_atrous_row`, `lw_dn_block_stats` and `lw_garrote_row` over whole planes: the same statistics and the
     /// same shrunk plane, bit for bit, for any strip height, on the AVX2 and the baseline paths.
