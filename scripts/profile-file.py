@@ -23,8 +23,9 @@ RULES = [
     ("output transform", r"OutputTransform|EncodedGain|curve_avx2|curve_base|liblcms|cmsDo|lcms"),
     ("encode", r"libtiff|libjpeg|libpng|libdeflate|libz\.|TIFFWriter|JPEGWriter|PNGWriter|libwebp|libavif|libjxl|libheif"),
     ("hashing (SHA-256)", r"blocks_sha|sha256|SHA256"),
+    # Before the page-fault rule: the kernel copying a write() into the page cache is a folio function too.
+    ("file I/O (kernel)", r"copy_\w*iter|_copy_to_iter|filemap|ext4|find_get_block|vfs_|xfs|read_pages|__memmove"),
     ("page faults and zeroing", r"clear_page|page_fault|folio|do_anonymous_page|handle_mm_fault|get_page_from_freelist|memcg|alloc_pages|__memset|lruvec|pte_|rmqueue|mas_walk|vma"),
-    ("file I/O (kernel)", r"copy_.*_iter|_copy_to_iter|filemap|ext4|find_get_block|vfs_|xfs|read_pages|__memmove"),
     ("start-up (dynamic linking, Swift runtime)", r"ld-linux|do_lookup|_dl_|libswiftCore|swift_conforms"),
     ("kernel, other (allocation, scheduling, system calls)", r"\[kernel"),
     ("malloc and free", r"libc\.so.*(malloc|free|calloc|unlink_chunk)|operator (new|delete)"),
