@@ -13,6 +13,7 @@
 #include "lw_ljpeg.h"
 #include "lw_png.h"
 #include "lw_pngdec.h"
+#include "lw_reduce.h"
 #include "lw_resample.h"
 #include "lw_samplepng.h"
 #include "lw_sha256.h"

@@ -1,3 +1,4 @@
+import CShims
 import Foundation
 
 /// The studio monitor's picture of a converted file: the rendered pixels (already in memory, in the output's colour
@@ -113,29 +114,18 @@ public enum PreviewImage {
         // Already small, 8-bit and without alpha (a resized export): the render's own pixels, not a copy.
         if k == 1, pixels.depth == .eight, inChannels == outChannels { return pixels }
         var out = EncodedPixels(width: w, height: h, channels: outChannels, depth: .eight)
-        let rowStride = pixels.width * inChannels
-        let area = UInt64(k * k)
-        // Sums in integers (exact), one division per sample; 16-bit samples are brought to 8 bits at the end.
-        func average<T: BinaryInteger>(_ src: UnsafeBufferPointer<T>, shift: Int, into dst: UnsafeMutableBufferPointer<UInt8>) {
-            for y in 0..<h {
-                for x in 0..<w {
-                    for c in 0..<outChannels {
-                        var sum: UInt64 = 0
-                        for dy in 0..<k {
-                            let base = (y * k + dy) * rowStride + (x * k) * inChannels + c
-                            for dx in 0..<k { sum += UInt64(src[base + dx * inChannels]) }
-                        }
-                        let mean = (sum + area / 2) / area
-                        dst[(y * w + x) * outChannels + c] = UInt8(shift == 0 ? mean : min(255, (mean * 255 + 32767) / 65535))
-                    }
-                }
-            }
-        }
+        // Integer sums, one division per sample (`lw_reduce.h`); 16-bit samples are brought to 8 bits at the end.
+        let (rowStride, k32, w32, h32) = (pixels.width * inChannels, Int32(k), Int32(w), Int32(h))
+        let (inC, outC) = (Int32(inChannels), Int32(outChannels))
         out.samples8.withUnsafeMutableBufferPointer { dst in
             if pixels.depth == .eight {
-                pixels.samples8.withUnsafeBufferPointer { average($0, shift: 0, into: dst) }
+                pixels.samples8.withUnsafeBufferPointer {
+                    lw_block_mean_u8($0.baseAddress, rowStride, inC, outC, k32, w32, 0, h32, dst.baseAddress)
+                }
             } else {
-                pixels.samples16.withUnsafeBufferPointer { average($0, shift: 8, into: dst) }
+                pixels.samples16.withUnsafeBufferPointer {
+                    lw_block_mean_u16($0.baseAddress, rowStride, inC, outC, k32, w32, 0, h32, dst.baseAddress)
+                }
             }
         }
         return out
