@@ -3,7 +3,7 @@
 # Prints wall time, MP/s and peak RSS for each case and LightWork's speed as a ratio of the reference.
 set -euo pipefail
 CONFIG=${1:-release}
-SECTION=${2:-all}   # all; batch for the batch sections only; scale for the batch-scaling section only; demosaic, unpack, profile or monitor for its own
+SECTION=${2:-all}   # all; batch for the batch sections only; scale for the batch-scaling section only; demosaic, unpack, profile, xtrans or monitor for its own
 SCALE_COUNTS=${BENCH_SCALE_COUNTS:-1000 10000 100000}
 BIN=.build/$CONFIG/lightwork
 TOOLS=.build/$CONFIG/lightwork-tools
@@ -82,6 +82,23 @@ echo "  targets: not slower than dcraw_emu for one image; peak RSS under 600 MiB
 echo
 echo "Encoding that ${MP} MP render (its 16-bit TIFF) in each output format, default options and each flag on: seconds and MB"
 "$TOOLS" bench --only encode --image "$DIR/tiff/bench.tif" | sed 's/^/  /'
+fi
+
+if [ "$SECTION" = all ] || [ "$SECTION" = xtrans ]; then
+echo
+echo "One ${MP} MP X-Trans DNG (Fujifilm's 6x6 layout, 256x256 lossless-JPEG tiles) -> 16-bit TIFF: LightWork's X-Trans demosaic against LibRaw's processing"
+"$TOOLS" make-sample-dng -o "$DIR/in/xtrans.dng" --cfa XTRANS --width $W --height $H --seed 1 --compression ljpeg --ljpeg tile=256x256 >/dev/null
+cp "$DIR/in/xtrans.dng" "$DIR/ref/xtrans.dng"
+run "dcraw_emu -T -4 -o 1 -w (Markesteijn, 3 passes)" dcraw_emu -T -4 -o 1 -w -c 0 "$DIR/ref/xtrans.dng"
+REF=$LAST_SECS
+run "dcraw_emu -q 2 -T -4 -o 1 -w (1 pass)" dcraw_emu -q 2 -T -4 -o 1 -w -c 0 "$DIR/ref/xtrans.dng"
+REF1=$LAST_SECS
+run "lightwork --demosaic libraw-ahd (LibRaw's 3 passes)" "$BIN" convert "$DIR/in/xtrans.dng" -o "$DIR/xtrans-libraw" --demosaic libraw-ahd --quiet
+run "lightwork (its own X-Trans demosaic)" "$BIN" convert "$DIR/in/xtrans.dng" -o "$DIR/xtrans" --quiet
+printf "  ratio dcraw_emu / lightwork: %.2fx against 3 passes (target >= 3x), %.2fx against 1 pass\n" \
+  "$(awk "BEGIN{print $REF/$LAST_SECS}")" "$(awk "BEGIN{print $REF1/$LAST_SECS}")"
+rm -rf "$DIR/in/xtrans.dng" "$DIR/ref/xtrans.dng" "$DIR/ref/xtrans.tiff" "$DIR/xtrans" "$DIR/xtrans-libraw"
+[ "$SECTION" = xtrans ] && exit 0
 fi
 
 if [ "$SECTION" = all ]; then

@@ -2,13 +2,28 @@ import Dispatch
 import Foundation
 import LightWork
 
-/// The 2 × 2 colour filter layouts a generated DNG can have (DNG CFAPattern values, 0 = red, 1 = green, 2 = blue).
+/// The colour filter layouts a generated DNG can have (DNG CFAPattern values, 0 = red, 1 = green, 2 = blue): the
+/// four 2 × 2 Bayer phases and Fujifilm's 6 × 6 X-Trans.
 enum CFALayout: String, Sendable, CaseIterable {
     case rggb = "RGGB", bggr = "BGGR", grbg = "GRBG", gbrg = "GBRG"
+    /// X-Trans as Fujifilm's cameras lay it out from the top-left pixel (20 green, 8 red, 8 blue sites).
+    case xtrans = "XTRANS"
 
-    /// Colour of (even row, even column), (even, odd), (odd, even), (odd, odd).
+    /// The side of the repeating pattern (DNG CFARepeatPatternDim).
+    var period: Int { self == .xtrans ? 6 : 2 }
+
+    /// Colour at (row % period, column % period), row by row: for Bayer (even row, even column), (even, odd),
+    /// (odd, even), (odd, odd).
     var pattern: [UInt8] {
-        rawValue.map { $0 == "R" ? 0 : $0 == "G" ? 1 : 2 }
+        if self == .xtrans {
+            return [1, 1, 0, 1, 1, 2,
+                    1, 1, 2, 1, 1, 0,
+                    2, 0, 1, 0, 2, 1,
+                    1, 1, 2, 1, 1, 0,
+                    1, 1, 0, 1, 1, 2,
+                    0, 2, 1, 2, 0, 1]
+        }
+        return rawValue.map { $0 == "R" ? 0 : $0 == "G" ? 1 : 2 }
     }
 }
 
@@ -64,7 +79,7 @@ struct CFAMosaic: Sendable {
         let palette = ScenePalette(scene.materials.map(camera.rawResponse(lab:)))
         let black = Float(SyntheticCamera.blackLevel), white = Float(SyntheticCamera.whiteLevel)
         let sigma = SyntheticCamera.noiseSigma
-        let pattern = layout.cfa.pattern.map(Int.init)
+        let pattern = layout.cfa.pattern.map(Int.init), period = layout.cfa.period
         // Upright render kept whole when the stored rows are not scene rows (turned or squeezed).
         let direct = layout.orientation == .up && layout.isSquare
         let upright = direct ? nil : SceneFrame(scene: scene, palette: palette)
@@ -81,15 +96,16 @@ struct CFAMosaic: Sendable {
                     } else {
                         scene.renderRow(y, palette: palette, r: rows, g: rows + sw, b: rows + 2 * sw)
                     }
-                    // The filter over (x, y) picks one of the three planes.
-                    let even = rows + pattern[2 * (y & 1)] * sw, odd = rows + pattern[2 * (y & 1) + 1] * sw
+                    // The filter over (x, y) picks one of the three planes: on Bayer rows by column parity.
+                    let phase = (0..<period).map { rows + pattern[(y % period) * period + $0] * sw }
+                    let (even, odd) = (phase[0], phase[1])
                     var rng = SeededRandom(seed: seed, stream: UInt64(y))
                     let dst = out.pointer + y * sw
                     var x = 0
                     switch noise {
                     case .fixed:
                         while x < sw {
-                            let v = (x & 1 == 0 ? even[x] : odd[x]) + black + sigma * rng.gaussian()
+                            let v = (period == 2 ? (x & 1 == 0 ? even[x] : odd[x]) : phase[x % period][x]) + black + sigma * rng.gaussian()
                             dst[x] = UInt16(min(max(v.rounded(), 0), white))
                             x += 1
                         }
@@ -97,7 +113,7 @@ struct CFAMosaic: Sendable {
                         let e = iso > 0 ? SyntheticCamera.electronsPerUnitAtISO100 * 100 / Double(iso) : 0
                         let read = e > 0 ? Float((pow(SyntheticCamera.readNoiseElectrons / e, 2) + pow(Double(sigma), 2)).squareRoot()) : 0
                         while x < sw {
-                            var v = x & 1 == 0 ? even[x] : odd[x]
+                            var v = period == 2 ? (x & 1 == 0 ? even[x] : odd[x]) : phase[x % period][x]
                             if e > 0 { v = Float(Self.electrons(Double(max(v, 0)) * e, &rng) / e) + read * rng.gaussian() }
                             dst[x] = UInt16(min(max((v + black).rounded(), 0), white))
                             x += 1

@@ -108,7 +108,7 @@ enum DNGWriter {
         try check(lw_tiff_set_string(tif, UInt32(TIFFTAG_SOFTWARE), "lightwork-tools"), "Software")
 
         // Fixed-count tags: libtiff takes a bare pointer to exactly `count` values.
-        let repeatDim: [UInt16] = [2, 2]
+        let repeatDim: [UInt16] = [UInt16(mosaic.layout.cfa.period), UInt16(mosaic.layout.cfa.period)]
         try check(lw_tiff_set_pointer(tif, UInt32(TIFFTAG_CFAREPEATPATTERNDIM), repeatDim), "CFARepeatPatternDim")
         let pattern = mosaic.layout.cfa.pattern
         try check(lw_tiff_set_bytes(tif, UInt32(TIFFTAG_CFAPATTERN), UInt32(pattern.count), pattern), "CFAPattern")

@@ -21,7 +21,7 @@ let usage = """
                                       [--scene chart|photo] [--underexpose STOPS]
                                       [--truth FILE.json] [--srgb-png FILE.png] [--compression none|ljpeg]
                                       [--ljpeg predictor=1..7,bits=16|14|12,tile=WxH,components=1|2,pt=0..4,strip]
-                                      [--cfa RGGB|BGGR|GRBG|GBRG] [--orientation 1..8] [--default-scale H:V]
+                                      [--cfa RGGB|BGGR|GRBG|GBRG|XTRANS] [--orientation 1..8] [--default-scale H:V]
                                       [--iso N] [--camera MAKE:MODEL:UNIQUECAMERAMODEL]
       lightwork-tools make-chart-photo -o FILE.dng [--truth FILE.json] [--srgb-png FILE.png] [--seed N] [--width W --height H]
                                       [--centre X,Y] [--size F] [--rotate DEG] [--keystone K] [--tilt T] [--vignette EV]
@@ -58,6 +58,7 @@ let usage = """
     chart; its truth file lists its flat areas. --underexpose darkens the raw data by STOPS with a normal exposure's
     BaselineExposure (for exposure tests).
     make-sample-dng defaults to 1536 x 1024, make-bench-dng to 6000 x 4000; the seed defaults to 1.
+    --cfa XTRANS records Fujifilm's 6 x 6 X-Trans layout (CFARepeatPatternDim 6 x 6) instead of a 2 x 2 Bayer one.
     --cfa, --orientation (EXIF) and --default-scale (DNG DefaultScale: pixel aspect H/V, e.g. 2:1) change how the
     DNG stores the scene; a reader applying them sees it upright at W x H, so the truth file stays valid.
     --camera names another camera in Make, Model and UniqueCameraModel (the colour tags stay the synthetic

@@ -70,7 +70,7 @@ final class RCDDemosaicTests: XCTestCase {
         let files = try TestPaths.sharedFiles("raw")
         var options = DecodeOptions()
         options.demosaic = .rcd
-        let fallback = ", in place of rcd, which LightWork runs on ordinary 2×2 Bayer files only)"
+        let fallback = ", in place of rcd, which LightWork runs on ordinary Bayer and X-Trans files only)"
         for (name, ran) in [("canon-eos-d30.crw", "ahd"), ("lg-g4-h815-lossy-linear.dng", "none (not a mosaic)")] {
             let url = try XCTUnwrap(files.first { $0.lastPathComponent == name }, "\(name) missing from the shared samples")
             XCTAssertEqual(try RawDecoder.decode(url: url, options: options).details["demosaic"], "\(ran) (LibRaw\(fallback)", name)

@@ -30,4 +30,29 @@ size_t lw_rcd_scratch_bytes(void);
 /// even, with the output contract of lw_ahd_tile; to_xyz is not used.
 void lw_rcd_tile(const lw_bayer *bayer, int x0, int y0, void *scratch, uint16_t *out);
 
+/// A 6×6 X-Trans mosaic and how to normalise it: site k = (y % 6) * 6 + x % 6 of the visible image.
+typedef struct {
+    const uint16_t *raw;   ///< visible pixel (0, 0) of the mosaic
+    size_t pitch;          ///< mosaic row length in elements
+    int width, height;     ///< visible size, each at least 6
+    int colour[36];        ///< 0 red, 1 green, 2 blue at each site
+    float black[36];       ///< black level at each site, in raw units
+    float scale[36];       ///< white balance / (white - black) at each site, as lw_bayer's
+    float to_xyz[9];       ///< balanced camera RGB → XYZ relative to the white, for the homogeneity test
+} lw_xtrans;
+
+/// Tile edge of the X-Trans kernel (output pixels), a whole number of periods so every tile shares one plan.
+enum { LW_XTRANS_TILE = 60 };
+/// Bytes of the weights every tile of one mosaic uses, and of one tile's scratch.
+size_t lw_xtrans_plan_bytes(void);
+size_t lw_xtrans_scratch_bytes(void);
+
+/// Lays out the weights of x's layout, black levels and scales into plan; 0 when the layout is not one the kernel
+/// handles (a red or blue site with no green beside it, or a colour with no site within two pixels of some site).
+int lw_xtrans_plan(const lw_xtrans *x, void *plan);
+
+/// Directional X-Trans demosaic (in the manner of Markesteijn's one pass) of the tile whose top-left output pixel is
+/// (x0, y0), both multiples of LW_XTRANS_TILE, with lw_ahd_tile's output contract; plan from lw_xtrans_plan.
+void lw_xtrans_tile(const lw_xtrans *x, const void *plan, int x0, int y0, void *scratch, uint16_t *out);
+
 #endif

@@ -283,17 +283,21 @@ public enum RawDecoder {
                   let square = PixelAspect.stretchedSize(width: sensorWidth, height: sensorHeight, aspect: aspect) else {
                 throw LightWorkError.decodeFailed("LibRaw's image size \(d.sizes.iwidth)x\(d.sizes.iheight) (sensor \(sensorWidth)x\(sensorHeight), pixel aspect \(aspect)) is not one LightWork can read")
             }
-            // AHD (the default) and RCD on an ordinary Bayer mosaic are LightWork's own (BayerDemosaic); LibRaw does the rest.
+            // AHD (the default) and RCD on an ordinary Bayer mosaic are LightWork's own (BayerDemosaic), and so is the
+            // demosaic of an ordinary X-Trans mosaic for either choice (XTransDemosaic); LibRaw does the rest.
             // --wb other than camera: its multipliers replace the file's balance (LibRaw's through user_mul).
             let chosenBalance = options.develop[LightWork.WhiteBalance.self]
             let chosen = chosenBalance.isOff ? nil
                 : try LightWork.WhiteBalance.rawMultipliers(chosenBalance, libRaw: lr, model: colorModel?.model ?? DNGColorModel.read(libRaw: lr)?.model)
             let kernel = options.demosaic.ownKernel
-            let mosaic = kernel != nil ? BayerDemosaic(libRaw: lr, multipliers: chosen?.multipliers) : nil
-            var multipliers: SIMD3<Double>
             let reconstruct = options.develop[Highlights.self] == .reconstruct
-            if let mosaic {
-                multipliers = mosaic.multipliers
+            let mosaic = kernel != nil ? BayerDemosaic(libRaw: lr, multipliers: chosen?.multipliers) : nil
+            // LightWork's highlight rebuild reads a 2×2 mosaic: an X-Trans file that asks for one keeps LibRaw's.
+            let xtrans = kernel != nil && mosaic == nil && !reconstruct ? XTransDemosaic(libRaw: lr, multipliers: chosen?.multipliers) : nil
+            let own = mosaic != nil || xtrans != nil
+            var multipliers: SIMD3<Double>
+            if let applied = mosaic?.multipliers ?? xtrans?.multipliers {
+                multipliers = applied
             } else {
                 if let m = chosen?.multipliers {
                     // scale_colors lets the camera's balance override user_mul: turn it off.
@@ -313,8 +317,8 @@ public enum RawDecoder {
             if multipliers.min() <= 0 || !multipliers.x.isFinite || !multipliers.y.isFinite || !multipliers.z.isFinite { multipliers = SIMD3(1, 1, 1) }
             // LightWork stretches its own demosaic's output below; LibRaw's processed image has the size it records
             // in sizes.width/height (iwidth/iheight keep the sensor's), which must be the square-pixel size.
-            let (sw, sh) = mosaic != nil ? square : (Int(lr.pointee.sizes.width), Int(lr.pointee.sizes.height))
-            if mosaic == nil, !fujiRotated, (sw, sh) != square {
+            let (sw, sh) = own ? square : (Int(lr.pointee.sizes.width), Int(lr.pointee.sizes.height))
+            if !own, !fujiRotated, (sw, sh) != square {
                 throw LightWorkError.decodeFailed("LibRaw's processed image is \(sw)x\(sh) where pixel aspect \(aspect) makes the \(sensorWidth)x\(sensorHeight) sensor \(square.width)x\(square.height)")
             }
             let orientation = Orientation(libRawFlip: lr.pointee.sizes.flip)
@@ -324,12 +328,13 @@ public enum RawDecoder {
             // What was decided for this file, named in the manifest (DecodedImage.decisionKeys).
             details["whiteBalance"] = chosen?.decision
                 ?? "\(balance.rawValue), multipliers " + [multipliers.x, multipliers.y, multipliers.z].map { String(format: "%.4f", $0) }.joined(separator: " ")
-            if reconstruct, mosaic == nil { details["highlights"] = "reconstruct (LibRaw highlight mode \(Highlights.libRawMode))" }
+            if reconstruct, !own { details["highlights"] = "reconstruct (LibRaw highlight mode \(Highlights.libRawMode))" }
             // RCD is LightWork's alone: where its kernel cannot run, the record says what LibRaw ran in its place.
             details["demosaic"] = mosaic != nil ? "\(options.demosaic.rawValue) (LightWork)"
+                : xtrans != nil ? "xtrans (LightWork)"
                 : "\(RawDecoder.libRawDemosaic(quality: options.demosaic.libRawQuality, filters: d.idata.filters, colors: Int(d.idata.colors))) (LibRaw"
-                  + (kernel == .rcd ? ", in place of rcd, which LightWork runs on ordinary 2×2 Bayer files only)" : ")")
-            let stretcher = mosaic != nil ? "LightWork" : "LibRaw"
+                  + (kernel == .rcd ? ", in place of rcd, which LightWork runs on ordinary Bayer and X-Trans files only)" : ")")
+            let stretcher = own ? "LightWork" : "LibRaw"
             details["pixelAspect"] = aspect == 1 ? "1 (square)"
                 : String(format: "%.4f, stretched %dx%d to %dx%d by %@", aspect, sensorWidth, sensorHeight, square.width, square.height, stretcher)
             if fujiRotated { details["pixelAspect", default: ""] += "; Fuji rotated sensor turned upright by LibRaw" }
@@ -338,7 +343,7 @@ public enum RawDecoder {
             var matrix: Matrix3?
             let libRawMatrix = lr.pointee.idata.dng_version != 0 ? "DNG ColorMatrix" : "built-in matrix"
             var sourceProfile = "camera (LibRaw \(libRawMatrix))"
-            details["colour"] = mosaic != nil ? "LibRaw rgb_cam (\(libRawMatrix)) by LightWork" : "LibRaw (\(libRawMatrix))"
+            details["colour"] = own ? "LibRaw rgb_cam (\(libRawMatrix)) by LightWork" : "LibRaw (\(libRawMatrix))"
             // Balanced camera RGB → working space before any exposure gain (also the homogeneity test's colour).
             var cameraMatrix: Matrix3?
             var cameraColour: (matrix: Matrix3, neutral: SIMD3<Double>, white: SIMD2<Double>, temperature: ColorTemperature)?
@@ -361,7 +366,7 @@ public enum RawDecoder {
                 }
                 // LibRaw's dcraw_process converted to ProPhoto itself; LightWork's demosaic leaves camera RGB, which
                 // LibRaw's rgb_cam (balanced camera → linear sRGB) and an sRGB → ProPhoto conversion take there.
-                if mosaic != nil {
+                if own {
                     let rgbCam = DNGColorModel.matrix(lr.pointee.color.rgb_cam, stride: 4) ?? .identity
                     cameraMatrix = RGBPrimaries.sRGB.conversion(to: WorkingSpace.rawLinear.primaries) * rgbCam
                     matrix = cameraMatrix
@@ -369,7 +374,7 @@ public enum RawDecoder {
             }
             // DNG BaselineExposure: the file's own statement of where its normal exposure lies (ACR honours it;
             // dcraw and LibRaw ignore it). Applied in both colour models, as a gain in linear light.
-            if reconstruct, mosaic == nil, colorModel == nil {
+            if reconstruct, !own, colorModel == nil {
                 // LibRaw's own colour conversion keeps the darker scale of its highlight modes: restore the exposure.
                 matrix = Matrix3.diagonal(SIMD3(repeating: 1 / multipliers.min())) * (matrix ?? .identity)
             }
@@ -395,11 +400,16 @@ public enum RawDecoder {
             }
             let image = WorkingImage.unfilled(width: w, height: h, space: .rawLinear)   // convert writes every pixel
             let peak: UInt16
-            if let mosaic, let kernel {
+            if own {
                 let toXYZ = Matrix3.diagonal(1 / CIE.d50) * WorkingSpace.rawLinear.primaries.toXYZD50 * (cameraMatrix ?? .identity)
-                var pixels = mosaic.run(kernel, cameraToXYZ: toXYZ, engine: engine)
+                var pixels: UnsafeMutablePointer<UInt16>
                 var highlights: HighlightReconstruction?
-                if reconstruct, aspect == 1 {
+                if let mosaic, let kernel {
+                    pixels = mosaic.run(kernel, cameraToXYZ: toXYZ, engine: engine)
+                } else {
+                    pixels = xtrans!.run(cameraToXYZ: toXYZ, engine: engine)
+                }
+                if let mosaic, reconstruct, aspect == 1 {
                     var r = HighlightReconstruction(bayer: mosaic.bayer, white: Float(d.color.maximum))
                     r.analyse(ahd: pixels, engine: engine)
                     details["highlights"] = "reconstruct (LightWork): \(r.rebuilt) pixels past the clip, \(r.saturated) with saturated channels"
@@ -410,7 +420,7 @@ public enum RawDecoder {
                     notes.append("highlights: reconstruct is not done on non-square pixels (pixel aspect \(aspect)); clipped")
                 }
                 if aspect != 1 {
-                    let square = PixelAspect.stretch(pixels, width: mosaic.width, height: mosaic.height, aspect: aspect, engine: engine)
+                    let square = PixelAspect.stretch(pixels, width: sensorWidth, height: sensorHeight, aspect: aspect, engine: engine)
                     pixels.deallocate()
                     guard let square, (square.width, square.height) == (sw, sh) else {
                         square?.pixels.deallocate()
@@ -481,12 +491,15 @@ public enum RawDecoder {
             out["colors"] = "\(d.idata.colors)"
             if d.idata.filters != 0 {
                 let desc = Array(stringFromCTuple(d.idata.cdesc))
-                var pattern = ""
-                for row in 0..<2 { for col in 0..<2 {
-                    let c = Int(libraw_COLOR(lr, Int32(row), Int32(col)))
-                    pattern.append(c < desc.count ? desc[c] : "?")
-                } }
-                out["cfa"] = pattern
+                // Bayer: the 2 × 2 cell ("RGGB"); X-Trans: the six rows of its 6 × 6 layout, "/" between them.
+                let period = d.idata.filters == 9 ? 6 : 2
+                let rows = (0..<period).map { row in
+                    String((0..<period).map { col -> Character in
+                        let c = Int(libraw_COLOR(lr, Int32(row), Int32(col)))
+                        return c < desc.count ? desc[c] : "?"
+                    })
+                }
+                out["cfa"] = rows.joined(separator: period == 6 ? "/" : "")
             } else {
                 out["cfa"] = "none (linear raw)"
             }
