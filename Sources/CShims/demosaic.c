@@ -154,7 +154,7 @@ void tile_body(const lw_bayer *b, int x0, int y0, tile_t *restrict t, uint16_t *
     }
     for (int j = M; j < M + th; j++) {
         const float *s = t->sum + j * E;
-        uint16_t *restrict dst = out + ((size_t)(y0 + j - M) * W + x0) * 4;
+        uint16_t *restrict dst = out + ((size_t)(j - M) * W + x0) * 4;   // out is the tile's first row
         const float *hR = t->rgb[0][0] + j * E, *hG = t->rgb[0][1] + j * E, *hB = t->rgb[0][2] + j * E;
         const float *vR = t->rgb[1][0] + j * E, *vG = t->rgb[1][1] + j * E, *vB = t->rgb[1][2] + j * E;
         for (int i = M; i < M + tw; i++) {

@@ -152,7 +152,7 @@ void tile_body(const lw_bayer *b, int x0, int y0, rcd_tile_t *restrict t, uint16
     for (int j = M; j < M + th; j++) {
         const float *g = t->g + j * E, *r = t->r + j * E, *bb = t->b + j * E, *vd = t->vhd + j * E;
         const float *gm = t->isg[j & 1];
-        uint16_t *restrict dst = out + ((size_t)(y0 + j - M) * W + x0) * 4;
+        uint16_t *restrict dst = out + ((size_t)(j - M) * W + x0) * 4;   // out is the tile's first row
         for (int i = M; i < M + tw; i++) {
             const int n = -E, s = E, w = -1, e = 1;
 #define GRAD(X, d) (eps + absf(X[i + (d)] - X[i - (d)]) + absf(X[i + (d)] - X[i + 3 * (d)]) + absf(g[i] - g[i + 2 * (d)]))

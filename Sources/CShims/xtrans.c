@@ -342,7 +342,7 @@ void xtrans_body(const lw_xtrans *x, const plan_t *restrict p, int x0, int y0, x
     int tw = W - x0 < T ? W - x0 : T;
     int th = H - y0 < T ? H - y0 : T;
     for (int j = M; j < M + th; j++) {
-        uint16_t *restrict dst = out + ((size_t)(y0 + j - M) * W + x0) * 4;
+        uint16_t *restrict dst = out + ((size_t)(j - M) * W + x0) * 4;   // out is the tile's first row
         const float *h0 = t->hom[0] + j * E, *h1 = t->hom[1] + j * E, *h2 = t->hom[2] + j * E, *h3 = t->hom[3] + j * E;
         for (int i = M; i < M + tw; i++) {
             float a = h0[i] > h1[i] ? h0[i] : h1[i], b = h2[i] > h3[i] ? h2[i] : h3[i];

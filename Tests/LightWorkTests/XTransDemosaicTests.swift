@@ -173,7 +173,7 @@ final class XTransDemosaicTests: XCTestCase {
                 let tile = Int(LW_XTRANS_TILE)
                 out.withUnsafeMutableBufferPointer { o in
                     for ty in stride(from: 0, to: h, by: tile) { for tx in stride(from: 0, to: w, by: tile) {
-                        lw_xtrans_tile(&x, plan, Int32(tx), Int32(ty), scratch, o.baseAddress!)
+                        lw_xtrans_tile(&x, plan, Int32(tx), Int32(ty), scratch, o.baseAddress! + ty * w * 4)
                     } }
                 }
             }

@@ -19,7 +19,10 @@ enum { LW_AHD_TILE = 64 };
 size_t lw_ahd_scratch_bytes(void);
 
 /// Adaptive homogeneity-directed demosaic (Hirakawa & Parks 2005) of the tile whose top-left output pixel is
-/// (x0, y0), both even, writing balanced RGB (0…65535, fourth channel 0) into out (width × height × 4).
+/// (x0, y0), both even, writing balanced RGB (0…65535, fourth channel 0) as 4 samples a pixel into out, which
+/// points at the start of output row y0 (rows `width` pixels apart): pixel (x, y) of the tile goes to
+/// out[((y − y0) · width + x) · 4]. A whole image buffer passes its row y0; a band of rows starting at y0 its start,
+/// so a caller can demosaic a band of tiles and convert it while it is in the cache.
 void lw_ahd_tile(const lw_bayer *bayer, int x0, int y0, void *scratch, uint16_t *out);
 
 /// Tile edge of the RCD kernel (output pixels); lw_rcd_scratch_bytes() is the scratch one tile needs.

@@ -14,19 +14,27 @@ public enum BayerKernel: String, Sendable, CaseIterable {
     /// Scratch bytes one tile needs.
     var scratchBytes: Int { self == .ahd ? lw_ahd_scratch_bytes() : lw_rcd_scratch_bytes() }
 
+    /// The C kernel (`lw_demosaic.h`'s tile contract).
+    var kernel: @convention(c) @Sendable (UnsafePointer<lw_bayer>?, Int32, Int32, UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt16>?) -> Void {
+        switch self {
+        case .ahd: return lw_ahd_tile
+        case .rcd: return lw_rcd_tile
+        }
+    }
+
     /// Demosaics every tile of `bayer` over the engine's threads into `out` (width × height × 4: balanced camera RGB,
     /// 0…65535, fourth channel 0). Tiles are independent, so any thread count gives the same bytes.
     public func demosaic(_ bayer: UnsafePointer<lw_bayer>, into out: UnsafeMutablePointer<UInt16>, engine: EngineConfiguration) {
-        let kernel = self == .ahd ? lw_ahd_tile : lw_rcd_tile
-        let tile = self.tile, scratchBytes = self.scratchBytes
-        let across = (Int(bayer.pointee.width) + tile - 1) / tile, down = (Int(bayer.pointee.height) + tile - 1) / tile
+        let kernel = self.kernel
+        let tile = self.tile, scratchBytes = self.scratchBytes, width = Int(bayer.pointee.width)
+        let across = (width + tile - 1) / tile, down = (Int(bayer.pointee.height) + tile - 1) / tile
         let workers = engine.workers(for: across * down)
         let scratch = UncheckedSendable(UnsafeMutableRawPointer.allocate(byteCount: workers * scratchBytes, alignment: 64))
         defer { scratch.value.deallocate() }
         let (mosaic, target) = (UncheckedSendable(bayer), UncheckedSendable(out))
         Parallel.forEach(across * down, workers: workers) { worker, index in
-            kernel(mosaic.value, Int32((index % across) * tile), Int32((index / across) * tile),
-                   scratch.value + worker * scratchBytes, target.value)
+            let y0 = (index / across) * tile
+            kernel(mosaic.value, Int32((index % across) * tile), Int32(y0), scratch.value + worker * scratchBytes, target.value + y0 * width * 4)
         }
     }
 }
@@ -104,15 +112,21 @@ struct BayerDemosaic {
         multipliers = SIMD3(Double(mul[0] / smallest), Double(mul[1] / smallest), Double(mul[2] / smallest))
     }
 
+    /// `kernel` over this mosaic, ready to run whole or band by band; `cameraToXYZ` maps balanced camera RGB to XYZ
+    /// for AHD's homogeneity test.
+    func tiles(_ kernel: BayerKernel, cameraToXYZ: Matrix3) -> DemosaicTiles {
+        let b = UnsafeMutablePointer<lw_bayer>.allocate(capacity: 1)
+        b.initialize(to: bayer)
+        _ = withUnsafeMutableBytes(of: &b.pointee.to_xyz) { $0.bindMemory(to: Float.self).update(from: cameraToXYZ.m.map { Float($0) }) }
+        let (mosaic, tile) = (UncheckedSendable(b), kernel.kernel)
+        return DemosaicTiles(width: width, height: height, tile: kernel.tile, scratchBytes: kernel.scratchBytes,
+                             kernel: { x0, y0, scratch, out in tile(mosaic.value, x0, y0, scratch, out) },
+                             release: { mosaic.value.deallocate() })
+    }
+
     /// Demosaics with `kernel` into a new width × height × 4 buffer of balanced camera RGB (0…65535, fourth channel
-    /// 0), the layout of LibRaw's `image`; `cameraToXYZ` maps balanced camera RGB to XYZ for AHD's homogeneity test.
-    /// The caller deallocates the buffer. Tiles are independent, so any thread count gives the same bytes.
+    /// 0), the layout of LibRaw's `image`. The caller deallocates the buffer.
     func run(_ kernel: BayerKernel, cameraToXYZ: Matrix3, engine: EngineConfiguration) -> UnsafeMutablePointer<UInt16> {
-        var b = bayer
-        let m = cameraToXYZ.m.map { Float($0) }
-        withUnsafeMutableBytes(of: &b.to_xyz) { $0.bindMemory(to: Float.self).update(from: m) }
-        let out = UnsafeMutablePointer<UInt16>.allocate(capacity: width * height * 4)
-        withUnsafePointer(to: &b) { kernel.demosaic($0, into: out, engine: engine) }
-        return out
+        tiles(kernel, cameraToXYZ: cameraToXYZ).run(engine: engine)
     }
 }

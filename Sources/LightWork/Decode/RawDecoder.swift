@@ -402,36 +402,37 @@ public enum RawDecoder {
             let peak: UInt16
             if own {
                 let toXYZ = Matrix3.diagonal(1 / CIE.d50) * WorkingSpace.rawLinear.primaries.toXYZD50 * (cameraMatrix ?? .identity)
-                var pixels: UnsafeMutablePointer<UInt16>
-                var highlights: HighlightReconstruction?
-                if let mosaic, let kernel {
-                    pixels = mosaic.run(kernel, cameraToXYZ: toXYZ, engine: engine)
+                let tiles = if let mosaic, let kernel { mosaic.tiles(kernel, cameraToXYZ: toXYZ) } else { xtrans!.tiles(cameraToXYZ: toXYZ) }
+                // Square pixels with nothing to rebuild: demosaic and colour in one pass over bands of tile rows.
+                if aspect == 1, !reconstruct {
+                    peak = RawDecoder.convertBands(tiles, orientation: orientation, matrix: matrix ?? .identity, into: image, engine: engine)
                 } else {
-                    pixels = xtrans!.run(cameraToXYZ: toXYZ, engine: engine)
-                }
-                if let mosaic, reconstruct, aspect == 1 {
-                    var r = HighlightReconstruction(bayer: mosaic.bayer, white: Float(d.color.maximum))
-                    r.analyse(ahd: pixels, engine: engine)
-                    details["highlights"] = "reconstruct (LightWork): \(r.rebuilt) pixels past the clip, \(r.saturated) with saturated channels"
-                        + (r.saturated > 0 && !r.hasReference ? "; no unsaturated pixel to take a hue from, saturated channels kept at the clip" : "")
-                    highlights = r
-                } else if reconstruct {
-                    details["highlights"] = "clip (reconstruct is not done on non-square pixels)"
-                    notes.append("highlights: reconstruct is not done on non-square pixels (pixel aspect \(aspect)); clipped")
-                }
-                if aspect != 1 {
-                    let square = PixelAspect.stretch(pixels, width: sensorWidth, height: sensorHeight, aspect: aspect, engine: engine)
-                    pixels.deallocate()
-                    guard let square, (square.width, square.height) == (sw, sh) else {
-                        square?.pixels.deallocate()
-                        throw LightWorkError.decodeFailed("pixel aspect \(aspect): the stretched image is not \(sw)x\(sh)")
+                    var pixels = tiles.run(engine: engine)
+                    var highlights: HighlightReconstruction?
+                    if let mosaic, reconstruct, aspect == 1 {
+                        var r = HighlightReconstruction(bayer: mosaic.bayer, white: Float(d.color.maximum))
+                        r.analyse(ahd: pixels, engine: engine)
+                        details["highlights"] = "reconstruct (LightWork): \(r.rebuilt) pixels past the clip, \(r.saturated) with saturated channels"
+                            + (r.saturated > 0 && !r.hasReference ? "; no unsaturated pixel to take a hue from, saturated channels kept at the clip" : "")
+                        highlights = r
+                    } else if reconstruct {
+                        details["highlights"] = "clip (reconstruct is not done on non-square pixels)"
+                        notes.append("highlights: reconstruct is not done on non-square pixels (pixel aspect \(aspect)); clipped")
                     }
-                    pixels = square.pixels
+                    if aspect != 1 {
+                        let square = PixelAspect.stretch(pixels, width: sensorWidth, height: sensorHeight, aspect: aspect, engine: engine)
+                        pixels.deallocate()
+                        guard let square, (square.width, square.height) == (sw, sh) else {
+                            square?.pixels.deallocate()
+                            throw LightWorkError.decodeFailed("pixel aspect \(aspect): the stretched image is not \(sw)x\(sh)")
+                        }
+                        pixels = square.pixels
+                    }
+                    defer { pixels.deallocate() }
+                    let rgbx = UnsafeMutableRawPointer(pixels).assumingMemoryBound(to: (UInt16, UInt16, UInt16, UInt16).self)
+                    peak = RawDecoder.convert(rgbx, storedWidth: sw, storedHeight: sh, orientation: orientation, matrix: matrix ?? .identity, into: image, engine: engine)
+                    highlights?.write(ahd: pixels, matrix: matrix ?? .identity, orientation: orientation, into: image, engine: engine)
                 }
-                defer { pixels.deallocate() }
-                let rgbx = UnsafeMutableRawPointer(pixels).assumingMemoryBound(to: (UInt16, UInt16, UInt16, UInt16).self)
-                peak = RawDecoder.convert(rgbx, storedWidth: sw, storedHeight: sh, orientation: orientation, matrix: matrix ?? .identity, into: image, engine: engine)
-                highlights?.write(ahd: pixels, matrix: matrix ?? .identity, orientation: orientation, into: image, engine: engine)
             } else {
                 guard let src = lr.pointee.image else { throw LightWorkError.decodeFailed("LibRaw produced no image") }
                 peak = RawDecoder.convert(src, storedWidth: sw, storedHeight: sh, orientation: orientation, matrix: matrix, into: image, engine: engine)
@@ -530,57 +531,53 @@ public enum RawDecoder {
         let peaks = UncheckedSendable(UnsafeMutablePointer<UInt16>.allocate(capacity: h))
         defer { peaks.value.deallocate() }
         let workers = engine.workers(for: h)
-        // Per worker: three planes transformed in place and one alpha plane of ones.
-        let scratch = UncheckedSendable(UnsafeMutablePointer<Float>.allocate(capacity: workers * 4 * w))
-        defer { scratch.value.deallocate() }
-        for k in 0..<workers { (scratch.value + (k * 4 + 3) * w).initialize(repeating: 1, count: w) }
-        let scale: Float = 1 / 65535
-        let m = (matrix ?? .identity).floats.map { $0 * scale }
-        let transform = matrix != nil
+        let rows = RowConversion(width: w, workers: workers, matrix: matrix)
         Parallel.forEach(h, workers: workers) { worker, y in
-            let planes = scratch.value + worker * 4 * w
-            let r = planes, g = planes + w, b = planes + 2 * w, alpha = planes + 3 * w
             // An upright row is a straight line through the stored image: its first pixel and the step between
             // neighbours (±1 or ± a stored row), so the loop below has no per-pixel orientation switch.
             let (sx0, sy0) = orientation.sourceCoordinate(x: 0, y: y, storedWidth: sw, storedHeight: sh)
             let (sx1, sy1) = orientation.sourceCoordinate(x: 1, y: y, storedWidth: sw, storedHeight: sh)
             let first = base.value + 4 * (sy0 * sw + sx0)
             let step = 4 * ((sy1 - sy0) * sw + (sx1 - sx0))
-            var peak: UInt16 = 0
-            @inline(__always) func gather(_ p: UnsafePointer<UInt16>, _ x: Int) {
-                let p0 = p[0], p1 = p[1], p2 = p[2]
-                let m01 = p0 > p1 ? p0 : p1, m = m01 > p2 ? m01 : p2
-                peak = peak > m ? peak : m
-                r[x] = Float(p0)
-                g[x] = Float(p1)
-                b[x] = Float(p2)
-            }
-            if step == 4 {
-                for x in 0..<w { gather(first + 4 * x, x) }
-            } else {
-                for x in 0..<w { gather(first + step * x, x) }
-            }
-            if transform {
-                let (m0, m1, m2, m3, m4, m5, m6, m7, m8) = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
-                for x in 0..<w {
-                    let rx = r[x], gx = g[x], bx = b[x]
-                    r[x] = m0 * rx + m1 * gx + m2 * bx
-                    g[x] = m3 * rx + m4 * gx + m5 * bx
-                    b[x] = m6 * rx + m7 * gx + m8 * bx
-                }
-            } else {
-                for x in 0..<w {
-                    r[x] *= scale
-                    g[x] *= scale
-                    b[x] *= scale
-                }
-            }
-            lw_planar_to_rgba_half(r, g, b, alpha, image.row(y), w)
-            peaks.value[y] = peak
+            peaks.value[y] = rows.convert(first, step: step, worker: worker, into: image.row(y))
         }
-        var peak: UInt16 = 0
-        for y in 0..<h { peak = max(peak, peaks.value[y]) }
-        return peak
+        return (0..<h).reduce(0) { max($0, peaks.value[$1]) }
+    }
+
+    /// The fused path: demosaics `tiles` band by band and turns each band into upright half-float RGBA (alpha 1)
+    /// through `matrix` while it is in the cache, with `convert`'s arithmetic (the same bits), so no whole-image
+    /// 16-bit buffer exists between the demosaic and the working image; returns the largest demosaicked value.
+    /// The working image is upright: each stored row becomes a line of it (a row, reversed or not, or a column).
+    static func convertBands(_ tiles: DemosaicTiles, orientation: Orientation, matrix: Matrix3?, into image: WorkingImage,
+                             engine: EngineConfiguration) -> UInt16 {
+        let sw = tiles.width, w = image.width, h = image.height
+        let workers = engine.workers(for: tiles.bandCount)
+        let rows = RowConversion(width: sw, workers: workers, matrix: matrix)
+        let peaks = UncheckedSendable(UnsafeMutablePointer<UInt16>.allocate(capacity: tiles.bandCount))
+        defer { peaks.value.deallocate() }
+        let inverse = orientation.inverse, storage = UncheckedSendable(UnsafeMutableRawPointer(image.storage))
+        tiles.runBands(engine: engine, workers: workers) { worker, band, y0, count in
+            var peak: UInt16 = 0
+            for j in 0..<count {
+                let (ux0, uy0) = inverse.sourceCoordinate(x: 0, y: y0 + j, storedWidth: w, storedHeight: h)
+                let (ux1, uy1) = inverse.sourceCoordinate(x: 1, y: y0 + j, storedWidth: w, storedHeight: h)
+                let start = uy0 * w + ux0, step = (uy1 - uy0) * w + (ux1 - ux0)
+                let stored = UnsafePointer(band + j * sw * 4)
+                if step == 1 {
+                    peak = max(peak, rows.convert(stored, step: 4, worker: worker, into: image.storage + 4 * start))
+                } else {
+                    // Converted into the worker's row, then each 8-byte pixel moved to its upright place.
+                    let line = rows.halfRow(worker)
+                    peak = max(peak, rows.convert(stored, step: 4, worker: worker, into: line))
+                    let from = UnsafeRawPointer(line), to = storage.value
+                    for x in 0..<sw {
+                        to.storeBytes(of: from.load(fromByteOffset: 8 * x, as: UInt64.self), toByteOffset: 8 * (start + step * x), as: UInt64.self)
+                    }
+                }
+            }
+            peaks.value[y0 / tiles.tile] = peak
+        }
+        return (0..<tiles.bandCount).reduce(0) { max($0, peaks.value[$1]) }
     }
 
     /// Where the white balance of a RAW comes from, as LibRaw's `scale_colors` decides with `use_camera_wb`.
@@ -647,5 +644,76 @@ public enum RawDecoder {
         default:
             return .decodeFailed("LibRaw \(stage) failed: \(text)")
         }
+    }
+}
+
+/// One row of 16-bit RGB(x) pixels (`step` samples apart) into half-float RGBA with alpha 1, through a 3 × 3 matrix
+/// on values scaled to 0…1 when given: gathered into float planes so the matrix loop vectorises. Per-worker planes
+/// and a half-float row are allocated once for a whole conversion (`RawDecoder.convert`, `convertBands`).
+struct RowConversion: @unchecked Sendable {
+    let width: Int
+    private let planes: UnsafeMutablePointer<Float>
+    private let halves: UnsafeMutablePointer<UInt16>
+    private let m: [Float]
+    private let transform: Bool
+    private let owner: Owner
+
+    /// Frees the planes when the last copy of the conversion is gone.
+    private final class Owner {
+        let planes: UnsafeMutablePointer<Float>, halves: UnsafeMutablePointer<UInt16>
+        init(_ p: UnsafeMutablePointer<Float>, _ h: UnsafeMutablePointer<UInt16>) { (planes, halves) = (p, h) }
+        deinit { planes.deallocate(); halves.deallocate() }
+    }
+
+    init(width: Int, workers: Int, matrix: Matrix3?) {
+        self.width = width
+        // Per worker: three planes transformed in place and one alpha plane of ones.
+        planes = .allocate(capacity: workers * 4 * width)
+        halves = .allocate(capacity: workers * 4 * width)
+        for k in 0..<workers { (planes + (k * 4 + 3) * width).initialize(repeating: 1, count: width) }
+        let scale: Float = 1 / 65535
+        m = (matrix ?? .identity).floats.map { $0 * scale }
+        transform = matrix != nil
+        owner = Owner(planes, halves)
+    }
+
+    /// The worker's half-float row (width × 4), for a row that is not stored left to right.
+    func halfRow(_ worker: Int) -> UnsafeMutablePointer<UInt16> { halves + worker * 4 * width }
+
+    /// Converts `width` pixels from `first` (`step` samples apart) into `dst`; returns their largest RGB value.
+    func convert(_ first: UnsafePointer<UInt16>, step: Int, worker: Int, into dst: UnsafeMutablePointer<UInt16>) -> UInt16 {
+        let w = width, scale: Float = 1 / 65535
+        let r = planes + worker * 4 * w, g = r + w, b = r + 2 * w, alpha = r + 3 * w
+        var peak: UInt16 = 0
+        @inline(__always) func gather(_ p: UnsafePointer<UInt16>, _ x: Int) {
+            let p0 = p[0], p1 = p[1], p2 = p[2]
+            let m01 = p0 > p1 ? p0 : p1, mx = m01 > p2 ? m01 : p2
+            peak = peak > mx ? peak : mx
+            r[x] = Float(p0)
+            g[x] = Float(p1)
+            b[x] = Float(p2)
+        }
+        if step == 4 {
+            for x in 0..<w { gather(first + 4 * x, x) }
+        } else {
+            for x in 0..<w { gather(first + step * x, x) }
+        }
+        if transform {
+            let (m0, m1, m2, m3, m4, m5, m6, m7, m8) = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
+            for x in 0..<w {
+                let rx = r[x], gx = g[x], bx = b[x]
+                r[x] = m0 * rx + m1 * gx + m2 * bx
+                g[x] = m3 * rx + m4 * gx + m5 * bx
+                b[x] = m6 * rx + m7 * gx + m8 * bx
+            }
+        } else {
+            for x in 0..<w {
+                r[x] *= scale
+                g[x] *= scale
+                b[x] *= scale
+            }
+        }
+        lw_planar_to_rgba_half(r, g, b, alpha, dst, w)
+        return peak
     }
 }

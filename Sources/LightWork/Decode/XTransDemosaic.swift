@@ -68,28 +68,23 @@ struct XTransDemosaic {
         multipliers = SIMD3(Double(mul[0] / smallest), Double(mul[1] / smallest), Double(mul[2] / smallest))
     }
 
-    /// Demosaics into a new width × height × 4 buffer of balanced camera RGB (0…65535, fourth channel 0), the
-    /// layout of LibRaw's `image`; `cameraToXYZ` maps balanced camera RGB to XYZ for the homogeneity test.
-    /// The caller deallocates the buffer. Tiles are independent, so any thread count gives the same bytes.
-    func run(cameraToXYZ: Matrix3, engine: EngineConfiguration) -> UnsafeMutablePointer<UInt16> {
-        var x = mosaic
-        _ = withUnsafeMutableBytes(of: &x.to_xyz) { $0.bindMemory(to: Float.self).update(from: cameraToXYZ.m.map { Float($0) }) }
-        let out = UnsafeMutablePointer<UInt16>.allocate(capacity: width * height * 4)
+    /// The kernel over this mosaic, ready to run whole or band by band; `cameraToXYZ` maps balanced camera RGB to
+    /// XYZ for the homogeneity test.
+    func tiles(cameraToXYZ: Matrix3) -> DemosaicTiles {
+        let x = UnsafeMutablePointer<lw_xtrans>.allocate(capacity: 1)
+        x.initialize(to: mosaic)
+        _ = withUnsafeMutableBytes(of: &x.pointee.to_xyz) { $0.bindMemory(to: Float.self).update(from: cameraToXYZ.m.map { Float($0) }) }
         let plan = UnsafeMutableRawPointer.allocate(byteCount: lw_xtrans_plan_bytes(), alignment: 64)
-        defer { plan.deallocate() }
-        _ = lw_xtrans_plan(&x, plan)   // accepted in init
-        let tile = Int(LW_XTRANS_TILE), scratchBytes = lw_xtrans_scratch_bytes()
-        let across = (width + tile - 1) / tile, down = (height + tile - 1) / tile
-        let workers = engine.workers(for: across * down)
-        let scratch = UncheckedSendable(UnsafeMutableRawPointer.allocate(byteCount: workers * scratchBytes, alignment: 64))
-        defer { scratch.value.deallocate() }
-        withUnsafePointer(to: &x) { xp in
-            let (mosaic, target, weights) = (UncheckedSendable(xp), UncheckedSendable(out), UncheckedSendable(UnsafeRawPointer(plan)))
-            Parallel.forEach(across * down, workers: workers) { worker, index in
-                lw_xtrans_tile(mosaic.value, weights.value, Int32((index % across) * tile), Int32((index / across) * tile),
-                               scratch.value + worker * scratchBytes, target.value)
-            }
-        }
-        return out
+        _ = lw_xtrans_plan(x, plan)   // accepted in init
+        let (layout, weights) = (UncheckedSendable(x), UncheckedSendable(UnsafeRawPointer(plan)))
+        return DemosaicTiles(width: width, height: height, tile: Int(LW_XTRANS_TILE), scratchBytes: lw_xtrans_scratch_bytes(),
+                             kernel: { x0, y0, scratch, out in lw_xtrans_tile(layout.value, weights.value, x0, y0, scratch, out) },
+                             release: { layout.value.deallocate(); UnsafeMutableRawPointer(mutating: weights.value).deallocate() })
+    }
+
+    /// Demosaics into a new width × height × 4 buffer of balanced camera RGB (0…65535, fourth channel 0), the
+    /// layout of LibRaw's `image`. The caller deallocates the buffer.
+    func run(cameraToXYZ: Matrix3, engine: EngineConfiguration) -> UnsafeMutablePointer<UInt16> {
+        tiles(cameraToXYZ: cameraToXYZ).run(engine: engine)
     }
 }

@@ -12,6 +12,10 @@ public enum Orientation: Int, Sendable, Codable, CaseIterable {
     /// EXIF orientation of LibRaw flips 0…7 (LibRaw's own EXIF → flip table, inverted).
     static let byLibRawFlip: [Orientation] = [.up, .upMirrored, .downMirrored, .down, .leftMirrored, .left, .right, .rightMirrored]
 
+    /// The orientation that turns the upright image back into the stored one: its `sourceCoordinate`, given stored
+    /// (x, y) and the upright size, is the upright pixel that stored pixel becomes.
+    public var inverse: Orientation { self == .right ? .left : self == .left ? .right : self }
+
     /// True when the upright image has width and height swapped relative to the stored one.
     public var swapsAxes: Bool { rawValue >= 5 }
 
