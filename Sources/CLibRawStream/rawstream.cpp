@@ -14,6 +14,7 @@
 #include "lw_buffer.h"
 #include <climits>
 #include <string.h>
+#include <cstdlib>
 #include <vector>
 
 namespace {
@@ -27,6 +28,9 @@ public:
     const unsigned char *bytes() const { return data; }
     uint64_t length() const { return count; }
     bool wasShort() const { return shortRead.load(); }
+    /// The caller gave the bytes back: any later read is LightWork's bug, so it stops the process rather than read
+    /// memory that is no longer the file's.
+    void detach() { detached.store(true); }
 
     /// Records a read made outside the stream (LightWork's lossless-JPEG decoder reads the bytes in place).
     void noteRead(uint64_t start, uint64_t length) { note(start, length); }
@@ -105,6 +109,7 @@ public:
     // libjpeg reads the rest of the stream in place; it asks for more only when the JPEG runs past the end.
     int jpeg_src(void *decompress) override {
         if (!decompress) return -1;
+        if (detached.load()) abort();
         j_decompress_ptr cinfo = (j_decompress_ptr)decompress;
         JPEGSource *src = (JPEGSource *)(*cinfo->mem->alloc_small)((j_common_ptr)cinfo, JPOOL_PERMANENT, sizeof(JPEGSource));
         src->owner = this;
@@ -166,6 +171,7 @@ private:
     }
 
     void note(uint64_t start, uint64_t length) {
+        if (detached.load()) abort();
         uint64_t end = length > UINT64_MAX - start ? UINT64_MAX : start + length;
         uint64_t seen = furthest.load();
         while (end > seen && !furthest.compare_exchange_weak(seen, end)) {}
@@ -176,6 +182,7 @@ private:
     uint64_t count;
     uint64_t pos = 0;
     std::atomic<uint64_t> furthest{0};
+    std::atomic<bool> detached{false};
     std::atomic<bool> shortRead{false};
     std::mutex mutex;
 };
@@ -339,6 +346,7 @@ extern "C" int lw_raw_stream_open(void *libraw_data, lw_raw_stream *s) {
 extern "C" void lw_raw_stream_reset(lw_raw_stream *s) { s->stream.reset(); }
 extern "C" uint64_t lw_raw_stream_furthest(const lw_raw_stream *s) { return s->stream.reached(); }
 extern "C" int lw_raw_stream_short(const lw_raw_stream *s) { return s->stream.wasShort() ? 1 : 0; }
+extern "C" void lw_raw_stream_detach(lw_raw_stream *s) { s->stream.detach(); }
 extern "C" void lw_raw_stream_free(lw_raw_stream *s) { delete s; }
 
 extern "C" void *lw_raw_init(void) {

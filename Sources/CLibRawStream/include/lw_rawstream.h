@@ -27,6 +27,10 @@ uint64_t lw_raw_stream_furthest(const lw_raw_stream *stream);
 /// Whether any read since the last reset asked for bytes past the end (of the stream or of a JPEG in it).
 int lw_raw_stream_short(const lw_raw_stream *stream);
 
+/// The caller is giving the bytes back (after the unpack): from here any read through the stream aborts the process,
+/// a bug made loud instead of a decode of memory that is no longer the file's.
+void lw_raw_stream_detach(lw_raw_stream *stream);
+
 void lw_raw_stream_free(lw_raw_stream *stream);
 
 /// A LibRaw handle (a `libraw_data_t *`, closed by libraw_close) whose lossless-JPEG DNG loader lw_raw_unpack can

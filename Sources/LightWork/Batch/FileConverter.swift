@@ -69,18 +69,26 @@ public struct FileConverter: Sendable {
         do {
             // Taken before the read: a file rewritten while it converts has another signature by the next run.
             let signature = FileSignature.of(item.url.path).flatMap { $0.isSettled(at: Date()) ? $0 : nil }
-            let data = try FileConverter.readInput(item.url)
+            let input = try InputBytes(contentsOf: item.url)
+            defer { input.release() }   // and kept until the conversion ends: views of its bytes live in it
+            let data = input.data
             entry.input.size = data.count
             if signature?.size == data.count { entry.input.signature = signature }
             // Hashed on another core while LibRaw's single-threaded stages (unpack, scaling) run.
             let inputDigest = LockedBox<String?>(nil)
             let hashed = DispatchSemaphore(value: 0)
-            DispatchQueue.global().async {
+            input.readAsync { data in
                 let hex = SHA256.hex(data)
                 inputDigest.withLock { $0 = hex }
                 hashed.signal()
             }
-            let decodedOrError = Result { try decode(data: data, url: item.url) }
+            // The credit, caption, rating and place the output carries (none under --strip-metadata), read from the
+            // bytes before the decoder may give them back; a malformed sidecar fails the file after the decode's facts
+            // are recorded (CarriedMetadata).
+            let carriedOrError = Result { spec.export.stripMetadata ? nil
+                : try CarriedMetadata.resolve(input: item.url, data: data, overrides: spec.export.metadata) }
+            // From here `data` is not read: a RAW decode gives the bytes back after its unpack (`InputBytes`).
+            let decodedOrError = Result { try decode(data: data, url: item.url, inputDone: { input.release() }) }
             hashed.wait()
             entry.input.sha256 = inputDigest.withLock { $0 }
             var decoded = try decodedOrError.get()
@@ -93,10 +101,7 @@ public struct FileConverter: Sendable {
             entry.input.sourceProfile = decoded.sourceProfile
             entry.input.decisions = decoded.decisions
             entry.notes = decoded.notes
-            // The credit, caption, rating and place the output carries (none under --strip-metadata); a malformed
-            // sidecar fails the file here (CarriedMetadata).
-            let carried = spec.export.stripMetadata ? nil
-                : try CarriedMetadata.resolve(input: item.url, data: data, overrides: spec.export.metadata)
+            let carried = try carriedOrError.get()
             if let sidecar = carried?.sidecar { entry.input.decisions = (entry.input.decisions ?? [:]).merging(["sidecar": sidecar]) { $1 } }
             entry.notes += carried?.notes ?? []
 
@@ -140,20 +145,29 @@ public struct FileConverter: Sendable {
             let image = decoded.image
             let context = RenderContext(width: image.width, height: image.height,
                                         seed: FileConverter.seed(inputSHA256: entry.input.sha256 ?? "", settingsDigest: seedDigest))
-            var pixels: EncodedPixels
             let path = LosslessPath.decide(samples: decoded.samples, changes: changes, space: export.colorSpace, format: format,
                                            intent: spec.decode.intent)
+            let writer = format.writer(engine: engine)
+            // The output's pixels: the decoder's samples unchanged; rendered rows a streaming writer pulls as it writes
+            // (nothing else needs them whole: no preview, no alpha carried from the decoder); or a finished buffer.
+            let pixels: any OutputRows
+            var finished: EncodedPixels?
             if case .passThrough = path, let samples = decoded.samples {
-                pixels = samples.encoded(depth: format.depth, keepAlpha: format.supportsAlpha)
+                finished = samples.encoded(depth: format.depth, keepAlpha: format.supportsAlpha)
+                pixels = finished!
+            } else if preview == nil, writer is any StreamingImageWriter, !(decoded.samples?.hasAlpha ?? false) {
+                pixels = renderer.rows(image, context: context, output: output)
             } else {
-                pixels = renderer.render(image, context: context, output: output)
+                var rendered = renderer.render(image, context: context, output: output)
                 // Alpha is carried exactly from the decoder's samples while the pixels keep their places.
-                if let samples = decoded.samples, samples.hasAlpha, pixels.channels == 4, changes.allSatisfy(\.keepsPlaces) {
-                    samples.writeAlpha(into: &pixels)
+                if let samples = decoded.samples, samples.hasAlpha, rendered.channels == 4, changes.allSatisfy(\.keepsPlaces) {
+                    samples.writeAlpha(into: &rendered)
                 }
+                finished = rendered
+                pixels = rendered
+                entry.timings["render"] = clock.lap()
             }
             if decoded.kind == .rgb { entry.input.decisions = (entry.input.decisions ?? [:]).merging(["pixels": path.record]) { $1 } }
-            entry.timings["render"] = clock.lap()
 
             var encode = export.encodeSettings
             encode.iccProfile = ICCProfile.embedded(for: export.colorSpace)
@@ -171,11 +185,13 @@ public struct FileConverter: Sendable {
             do { url = try ContainedPath.outputFile(relative, inside: outputDirectory) } catch {
                 throw LightWorkError.writeFailed(error.reason)
             }
-            let written = try format.writer(engine: engine).write(pixels, settings: encode, to: url)
+            let written = if let finished { try writer.write(finished, settings: encode, to: url) }
+                else { try (writer as! any StreamingImageWriter).write(rows: pixels, settings: encode, to: url) }
+            // Streamed, the render ran inside the write: "encode" then holds both.
             entry.timings["encode"] = clock.lap()
-            if let preview {
+            if let preview, let finished {
                 do {
-                    try PreviewImage.write(pixels, space: export.colorSpace, metadata: decoded.metadata, to: preview)
+                    try PreviewImage.write(finished, space: export.colorSpace, metadata: decoded.metadata, to: preview)
                     // With a look, the monitor's before/after shows the same development without it.
                     if !renderer.filters.isEmpty {
                         try PreviewImage.writeBefore(image, renderWidth: pixels.width, renderHeight: pixels.height, output: output,
@@ -206,6 +222,11 @@ public struct FileConverter: Sendable {
     /// through LibRaw (`CodecRegistry.decoder(for:)`).
     public func decode(data: Data, url: URL) throws -> DecodedImage {
         try CodecRegistry.decoder(for: data).decode(data: data, url: url, options: decodeOptions, engine: engine)
+    }
+
+    /// `decode`, with `inputDone` run once the decoder will not read `data` again (`ImageCodec`).
+    func decode(data: Data, url: URL, inputDone: @escaping @Sendable () -> Void) throws -> DecodedImage {
+        try CodecRegistry.decoder(for: data).decode(data: data, url: url, options: decodeOptions, engine: engine, inputDone: inputDone)
     }
 
     /// Reads an input whole (it is hashed and decoded from the same bytes), refusing what is not a readable file.

@@ -25,6 +25,11 @@ public protocol ImageCodec: Sendable {
     var decodes: Bool { get }
     /// Decodes the whole file (`url` names it in messages) on `engine`'s threads. Only called when `decodes`.
     func decode(data: Data, url: URL, options: DecodeOptions, engine: EngineConfiguration) throws -> DecodedImage
+    /// `decode`, telling the caller when `data` will not be read again: `inputDone` runs then (a RAW decode calls
+    /// it after its unpack), so the file's memory can be given back before the image is built. Formats that read
+    /// their bytes to the end never call it.
+    func decode(data: Data, url: URL, options: DecodeOptions, engine: EngineConfiguration,
+                inputDone: @escaping @Sendable () -> Void) throws -> DecodedImage
     /// Pixel count from the header (the batch parent's memory budget); nil when unreadable.
     func pixelCount(_ file: FileBytes) -> Int?
     /// Make, model and DateTimeOriginal from the header (`{camera}`, `{date}`); nil when none.
@@ -53,6 +58,10 @@ extension ImageCodec {
     public var decodes: Bool { false }
     public func decode(data: Data, url: URL, options: DecodeOptions, engine: EngineConfiguration) throws -> DecodedImage {
         throw LightWorkError.unsupportedFormat("\(name) files are not decoded")
+    }
+    public func decode(data: Data, url: URL, options: DecodeOptions, engine: EngineConfiguration,
+                       inputDone: @escaping @Sendable () -> Void) throws -> DecodedImage {
+        try decode(data: data, url: url, options: options, engine: engine)
     }
     public func pixelCount(_ file: FileBytes) -> Int? { nil }
     public func captureInfo(_ file: FileBytes) -> ImageMetadata? { nil }

@@ -37,6 +37,10 @@ public struct RawCodec: ImageCodec {
     public func decode(data: Data, url: URL, options: DecodeOptions, engine: EngineConfiguration) throws -> DecodedImage {
         try RawDecoder.decode(data: data, url: url, options: options, engine: engine)
     }
+    public func decode(data: Data, url: URL, options: DecodeOptions, engine: EngineConfiguration,
+                       inputDone: @escaping @Sendable () -> Void) throws -> DecodedImage {
+        try RawDecoder.decode(data: data, url: url, options: options, engine: engine, inputDone: inputDone)
+    }
 
     /// The largest image of a TIFF-structured RAW (IFD chain and SubIFDs); nil for other containers.
     public func pixelCount(_ file: FileBytes) -> Int? {

@@ -32,15 +32,15 @@ public struct OutputTransform: Sendable {
     }
 
     /// Converts one band (planar, in the input space; modified in place) into rows `band.y0…` of `out`.
-    public func encode(_ band: PixelBand, into out: UnsafeMutablePointer<UInt16>) {
+    public func encode(_ band: PixelBand, into out: UnsafeMutablePointer<UInt16>, firstRow: Int = 0) {
         convert(band)
-        quantise(band, scale: 65535, into: out)
+        quantise(band, scale: 65535, into: out, firstRow: firstRow)
     }
 
     /// 8-bit variant of `encode`.
-    public func encode(_ band: PixelBand, into out: UnsafeMutablePointer<UInt8>) {
+    public func encode(_ band: PixelBand, into out: UnsafeMutablePointer<UInt8>, firstRow: Int = 0) {
         convert(band)
-        quantise(band, scale: 255, into: out)
+        quantise(band, scale: 255, into: out, firstRow: firstRow)
     }
 
     private func convert(_ band: PixelBand) {
@@ -70,11 +70,12 @@ public struct OutputTransform: Sendable {
         return ((positive < 1 ? positive : 1) * scale + 8_388_608).bitPattern
     }
 
-    private func quantise<T: FixedWidthInteger>(_ band: PixelBand, scale: Float, into out: UnsafeMutablePointer<T>) {
+    /// `out` holds image rows from `firstRow` on (the whole image, or the rows a streaming writer asked for).
+    private func quantise<T: FixedWidthInteger>(_ band: PixelBand, scale: Float, into out: UnsafeMutablePointer<T>, firstRow: Int) {
         let n = band.count
         let r = band.r, g = band.g, b = band.b, a = band.a
         if channels == 4 {
-            let base = out + band.y0 * band.width * 4
+            let base = out + (band.y0 - firstRow) * band.width * 4
             for i in 0..<n {
                 base[4 * i] = T(truncatingIfNeeded: OutputTransform.code(r[i], scale))
                 base[4 * i + 1] = T(truncatingIfNeeded: OutputTransform.code(g[i], scale))
@@ -82,7 +83,7 @@ public struct OutputTransform: Sendable {
                 base[4 * i + 3] = T(truncatingIfNeeded: OutputTransform.code(a[i], scale))
             }
         } else {
-            let base = out + band.y0 * band.width * 3
+            let base = out + (band.y0 - firstRow) * band.width * 3
             for i in 0..<n {
                 base[3 * i] = T(truncatingIfNeeded: OutputTransform.code(r[i], scale))
                 base[3 * i + 1] = T(truncatingIfNeeded: OutputTransform.code(g[i], scale))

@@ -22,8 +22,11 @@ public enum RawDecoder {
         try decode(data: try read(url), url: url, options: options, engine: engine)
     }
 
-    /// Decodes bytes already read (and hashed) by the caller; `url` names the file in messages.
-    public static func decode(data: Data, url: URL, options: DecodeOptions, engine: EngineConfiguration = .detected) throws -> DecodedImage {
+    /// Decodes bytes already read (and hashed) by the caller; `url` names the file in messages. `inputDone`, when
+    /// given, runs once the bytes will not be read again (after the unpack, when LightWork demosaics the mosaic
+    /// itself), so the caller can give them back before the working image is allocated.
+    public static func decode(data: Data, url: URL, options: DecodeOptions, engine: EngineConfiguration = .detected,
+                              inputDone: (@Sendable () -> Void)? = nil) throws -> DecodedImage {
         try data.withUnsafeBytes { raw in
             let extents = TIFFImageExtents.read(raw)
             if let extents, extents.compressions.contains(TIFFImageExtents.vc5Compression), !gprSupported { throw gprUnsupported() }
@@ -31,6 +34,7 @@ public enum RawDecoder {
                 throw LightWorkError.truncated(dataEnd: raw.count, needed: extents.dataEnd)
             }
             let session = try Session(url: url, data: raw, options: options, engine: engine)
+            session.inputDone = inputDone
             return try session.decode()
         }
     }
@@ -229,6 +233,8 @@ public enum RawDecoder {
 
         /// Whether `unpack` lets LightWork's lossless-JPEG decoder stand in for LibRaw's (tests and the bench turn it off).
         var ownUnpack = true
+        /// Told when the file's bytes will not be read again (`decode(data:…inputDone:)`).
+        var inputDone: (@Sendable () -> Void)?
         /// What the last `unpack` did (which loader wrote the mosaic, and why).
         var unpackReport = lw_raw_unpack_report()
 
@@ -295,6 +301,12 @@ public enum RawDecoder {
             // LightWork's highlight rebuild reads a 2×2 mosaic: an X-Trans file that asks for one keeps LibRaw's.
             let xtrans = kernel != nil && mosaic == nil && !reconstruct ? XTransDemosaic(libRaw: lr, multipliers: chosen?.multipliers) : nil
             let own = mosaic != nil || xtrans != nil
+            // The mosaic is all LightWork reads from here: the file's bytes can go back before the working image is
+            // allocated (LibRaw's stream now refuses to read them).
+            if own, let inputDone {
+                lw_raw_stream_detach(stream)
+                inputDone()
+            }
             var multipliers: SIMD3<Double>
             if let applied = mosaic?.multipliers ?? xtrans?.multipliers {
                 multipliers = applied

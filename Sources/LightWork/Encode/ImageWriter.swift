@@ -6,6 +6,21 @@ public protocol ImageWriter: Sendable {
     func encode(_ pixels: EncodedPixels, settings: EncodeSettings, to output: AtomicFile.Output) throws
 }
 
+/// A writer that can take its rows as they are made (`OutputRows`) instead of a finished buffer: a large output
+/// then never exists whole in memory. The bytes are those `encode` writes from the same pixels.
+public protocol StreamingImageWriter: ImageWriter {
+    func encode(rows: some OutputRows, settings: EncodeSettings, to output: AtomicFile.Output) throws
+}
+
+extension StreamingImageWriter {
+    /// Writes `rows` to `url` atomically, as `write(_:settings:to:)` does a finished buffer.
+    @discardableResult
+    public func write(rows: some OutputRows, settings: EncodeSettings, to url: URL) throws -> AtomicFile.Written {
+        try rows.validateShape(profile: settings.iccProfile)
+        return try AtomicFile.write(to: url) { try encode(rows: rows, settings: settings, to: $0) }
+    }
+}
+
 extension ImageWriter {
     /// Writes `pixels` to `url` atomically: a complete file under `url` (its size and digest returned), or an
     /// error and no file.
@@ -20,19 +35,11 @@ extension EncodedPixels {
     /// Throws `writeFailed` when the dimensions, channel count or sample count are inconsistent, or when
     /// the profile's colour space ('RGB ' or 'GRAY' in its header) does not match the channels.
     func validateForWriting(profile: Data? = nil) throws {
-        guard width > 0, height > 0 else { throw LightWorkError.writeFailed("image is empty (\(width)×\(height))") }
-        guard (1...4).contains(channels) else { throw LightWorkError.writeFailed("\(channels) channels per pixel (1 to 4 are written)") }
+        try validateShape(profile: profile)
         let expected = width * height * channels
         let count = depth == .eight ? samples8.count : samples16.count
         guard count == expected else {
             throw LightWorkError.writeFailed("pixel buffer holds \(count) samples, \(width)×\(height)×\(channels) needs \(expected)")
-        }
-        if let profile, profile.count >= 20 {
-            let space = String(decoding: profile[profile.startIndex + 16..<profile.startIndex + 20], as: UTF8.self)
-            let grey = channels <= 2
-            if (grey && space == "RGB ") || (!grey && space == "GRAY") {
-                throw LightWorkError.writeFailed("the ICC profile is for '\(space.trimmingCharacters(in: .whitespaces))' but the image is \(grey ? "grey" : "RGB")")
-            }
         }
     }
 }

@@ -12,13 +12,16 @@ import Foundation
 /// entries as the JPEG/PNG block), written just after the header with IFD0's ExifIFD/GPSIFD tags pointing at
 /// them; the XMP packet (tag 700) and IPTC-IIM (33723) of `settings` as they are. libtiff's own EXIF directory API is not used because it stores EXIF rationals as 32-bit floats:
 /// 1/250 s would be written as 8589935/2147483648. BigTIFF outputs (over ~3.9 GB) carry the IFD0 fields only.
-public struct TIFFWriter: ImageWriter {
+public struct TIFFWriter: StreamingImageWriter {
     /// Target strip size. 256 KiB, 512 KiB and 1 MiB strips gave the same Deflate size and times within
     /// noise (24 MP 16-bit); 512 KiB keeps the strip buffer small.
     public static let targetStripBytes = 512 * 1024
     /// Deflate level. On a 24 MP 16-bit photo with realistic noise in the low bits, level 1 took 2.0-2.2 s,
     /// level 3 2.5-3.0 s and level 6 2.8-3.7 s, and level 1 was even the smallest (102 vs 105 MiB).
     public static let deflateLevel: UInt32 = 1
+    /// Bytes of strips asked of the source at once when not compressing with Deflate: few enough that rows made on
+    /// demand stay in the cache's reach, many enough that each run keeps every thread busy.
+    public static let runBytes = 8 << 20
     /// The threads Deflate strips are compressed on (the bytes are the same for any count).
     public let engine: EngineConfiguration
 
@@ -28,6 +31,13 @@ public struct TIFFWriter: ImageWriter {
 
     public func encode(_ pixels: EncodedPixels, settings: EncodeSettings, to output: AtomicFile.Output) throws {
         try pixels.validateForWriting(profile: settings.iccProfile)
+        try encode(rows: pixels, settings: settings, to: output)
+    }
+
+    /// Writes `pixels` strip by strip as it makes them: a run of strips (about `runBytes`) at a time for the
+    /// uncompressed and LZW layouts, a window of strips per Deflate batch. The bytes do not depend on the source.
+    public func encode(rows pixels: some OutputRows, settings: EncodeSettings, to output: AtomicFile.Output) throws {
+        try pixels.validateShape(profile: settings.iccProfile)
         lw_tiff_quiet()
         let bytesPerSample = pixels.depth == .eight ? 1 : 2
         let rowBytes = pixels.width * pixels.channels * bytesPerSample
@@ -82,26 +92,33 @@ public struct TIFFWriter: ImageWriter {
         guard ok else { throw failure(sink, output, "cannot set TIFF tags") }
 
         let stripCount = (pixels.height + rowsPerStrip - 1) / rowsPerStrip
+        let stripBytes = rowsPerStrip * rowBytes
         // libtiff's predictor differences samples in place, so LZW strips go through a scratch copy.
-        var scratch = [UInt8](repeating: 0, count: compression == .lzw ? rowsPerStrip * rowBytes : 0)
-        let written: Bool = compression == .deflate ? writeDeflateStrips(pixels, tif: tif, rowsPerStrip: rowsPerStrip, stripCount: stripCount)
-            : pixels.withRawBytes { raw in
-            scratch.withUnsafeMutableBytes { tmp in
-                for strip in 0..<stripCount {
-                    let start = strip * rowsPerStrip * rowBytes
-                    let count = min(rowsPerStrip * rowBytes, imageBytes - start)
-                    let src = raw.baseAddress! + start
-                    let data: UnsafeMutableRawPointer
-                    if compression == .none {
-                        data = UnsafeMutableRawPointer(mutating: src)
-                    } else {
-                        tmp.baseAddress!.copyMemory(from: src, byteCount: count)
-                        data = tmp.baseAddress!
+        var scratch = [UInt8](repeating: 0, count: compression == .lzw ? stripBytes : 0)
+        let written: Bool = try compression == .deflate ? writeDeflateStrips(pixels, tif: tif, rowsPerStrip: rowsPerStrip, stripCount: stripCount)
+            : scratch.withUnsafeMutableBytes { tmp in
+            let stripsPerRun = max(1, Self.runBytes / stripBytes)
+            for first in stride(from: 0, to: stripCount, by: stripsPerRun) {
+                let last = min(stripCount, first + stripsPerRun)
+                let rows = (first * rowsPerStrip)..<min(pixels.height, last * rowsPerStrip)
+                let ok = try pixels.withRows(rows) { base -> Bool in
+                    for strip in first..<last {
+                        let start = (strip - first) * stripBytes
+                        let count = min(stripBytes, rows.count * rowBytes - start)
+                        let data: UnsafeMutableRawPointer
+                        if compression == .none {
+                            data = UnsafeMutableRawPointer(mutating: base + start)
+                        } else {
+                            tmp.baseAddress!.copyMemory(from: base + start, byteCount: count)
+                            data = tmp.baseAddress!
+                        }
+                        if TIFFWriteEncodedStrip(tif, UInt32(strip), data, tmsize_t(count)) < 0 { return false }
                     }
-                    if TIFFWriteEncodedStrip(tif, UInt32(strip), data, tmsize_t(count)) < 0 { return false }
+                    return true
                 }
-                return true
+                if !ok { return false }
             }
+            return true
         }
         guard written else { throw failure(sink, output, "cannot write TIFF strips") }
         guard TIFFFlush(tif) != 0 else { throw failure(sink, output, "cannot write the TIFF directory") }
@@ -113,35 +130,38 @@ public struct TIFFWriter: ImageWriter {
     /// Deflate strips compressed on every engine thread, a few strips ahead, and written in order as raw strips:
     /// the same bytes as libtiff's own codec (predictor 2, libdeflate at `deflateLevel`, one zlib stream a strip),
     /// which compresses on the writing thread only.
-    private func writeDeflateStrips(_ pixels: EncodedPixels, tif: OpaquePointer, rowsPerStrip: Int, stripCount: Int) -> Bool {
+    private func writeDeflateStrips(_ pixels: some OutputRows, tif: OpaquePointer, rowsPerStrip: Int, stripCount: Int) throws -> Bool {
         let bytesPerSample = pixels.depth == .eight ? 1 : 2
         let rowBytes = pixels.width * pixels.channels * bytesPerSample
         let stripBytes = rowsPerStrip * rowBytes
         let capacity = lw_deflate_tiff_strip_bound(stripBytes)
         let workers = engine.threads
-        let window = 2 * workers
+        // Every thread busy, and about `runBytes` of rows asked of the source at once.
+        let window = max(2 * workers, Self.runBytes / stripBytes)
         let scratch = UncheckedSendable(UnsafeMutableRawPointer.allocate(byteCount: workers * stripBytes, alignment: 64))
         let packed = UncheckedSendable(UnsafeMutableRawPointer.allocate(byteCount: window * capacity, alignment: 64))
         let sizes = UncheckedSendable(UnsafeMutablePointer<Int>.allocate(capacity: window))
         defer { scratch.value.deallocate(); packed.value.deallocate(); sizes.value.deallocate() }
-        return pixels.withRawBytes { raw in
-            let base = UncheckedSendable(raw.baseAddress!)
-            for first in stride(from: 0, to: stripCount, by: window) {
-                let count = min(window, stripCount - first)
+        for first in stride(from: 0, to: stripCount, by: window) {
+            let count = min(window, stripCount - first)
+            let rows = (first * rowsPerStrip)..<min(pixels.height, (first + count) * rowsPerStrip)
+            let (width, height, channels) = (pixels.width, pixels.height, Int32(pixels.channels))
+            try pixels.withRows(rows) { raw in
+                let base = UncheckedSendable(raw)
                 Parallel.forEach(count, workers: workers) { worker, k in
                     let strip = first + k
-                    let rows = min(rowsPerStrip, pixels.height - strip * rowsPerStrip)
-                    sizes.value[k] = lw_deflate_tiff_strip(base.value + strip * stripBytes, rows, pixels.width, Int32(pixels.channels),
+                    let stripRows = min(rowsPerStrip, height - strip * rowsPerStrip)
+                    sizes.value[k] = lw_deflate_tiff_strip(base.value + k * stripBytes, stripRows, width, channels,
                                                            Int32(bytesPerSample), Int32(Self.deflateLevel), scratch.value + worker * stripBytes,
                                                            packed.value + k * capacity, capacity)
                 }
-                for k in 0..<count {
-                    guard sizes.value[k] > 0,
-                          TIFFWriteRawStrip(tif, UInt32(first + k), packed.value + k * capacity, tmsize_t(sizes.value[k])) >= 0 else { return false }
-                }
             }
-            return true
+            for k in 0..<count {
+                guard sizes.value[k] > 0,
+                      TIFFWriteRawStrip(tif, UInt32(first + k), packed.value + k * capacity, tmsize_t(sizes.value[k])) >= 0 else { return false }
+            }
         }
+        return true
     }
 
     /// IFD0's Make, Model and DateTime, and (classic TIFF) the Exif and GPS IFDs, placed at the end of the file

@@ -108,15 +108,25 @@ public struct Renderer: Sendable {
         return planes
     }
 
-    /// The one sweep over the image: per band, load, then each filter after a conversion into its domain (a
-    /// guided filter after sampling its guide), the conversion back to the storage space (or none when the
-    /// result stays in the last filter's domain), then store, or hand the band to `finish` (the image is then
-    /// left as it was).
-    private func execute(_ image: WorkingImage, _ context: RenderContext, finish: ((PixelBand) -> Void)?, keepFinalSpace: Bool = false) {
+    /// What a sweep over one image needs, prepared once: each filter's conversion and guide (the guides sample the
+    /// whole image), the load table, the conversion after the last filter and each thread's scratch. `sweep` then
+    /// runs any rows, in any grouping, with the same bytes: filters depend on coordinates, never on the bands.
+    struct Sweep {
+        fileprivate let steps: [(SpaceConversion, any Filter, GuidePlane?)]
+        fileprivate let loadTable: UnsafePointer<Float>?
+        fileprivate let tail: SpaceConversion
+        fileprivate let scratch: [BandScratch]
+        fileprivate let rowsPerBand: Int
+        /// The space the values are in after the last filter.
+        let last: WorkingSpace
+    }
+
+    /// Prepares a sweep of `image`; `keepsLastDomain` leaves the values in the last filter's domain (for the output
+    /// transform, or `apply`'s keepFinalSpace) instead of converting them back to the image's space.
+    func prepare(_ image: WorkingImage, _ context: RenderContext, keepsLastDomain: Bool) -> Sweep {
         let original = image.space
-        let w = image.width, h = image.height
-        let rowsPerBand = Renderer.bandRows(width: w)
-        let scratch = (0..<engine.threads).map { _ in BandScratch(capacity: rowsPerBand * w) }
+        let rowsPerBand = Renderer.bandRows(width: image.width)
+        let scratch = (0..<engine.threads).map { _ in BandScratch(capacity: rowsPerBand * image.width) }
         // When the first filter needs the stored values decoded, the load decodes them: one table lookup a
         // value (the same bits as the curve) instead of evaluating the curve on each.
         var loadTable: UnsafePointer<Float>?
@@ -127,29 +137,42 @@ public struct Renderer: Sendable {
             loaded = WorkingSpace(primaries: original.primaries, encoding: .linear)
         }
         let conversions = self.conversions(from: loaded, storage: original), guides = self.guides(for: image, context: context)
-        let steps = filters.indices.map { (conversions[$0], filters[$0], guides[$0]) }
         let last = finalSpace(storage: original)
-        let keepsLastDomain = finish != nil || keepFinalSpace
-        let tail = SpaceConversion(from: last, to: keepsLastDomain ? last : original)
-        let bandCount = (h + rowsPerBand - 1) / rowsPerBand
+        return Sweep(steps: filters.indices.map { (conversions[$0], filters[$0], guides[$0]) }, loadTable: loadTable,
+                     tail: SpaceConversion(from: last, to: keepsLastDomain ? last : original), scratch: scratch,
+                     rowsPerBand: rowsPerBand, last: last)
+    }
+
+    /// The sweep over `rows` of the image: per band (bands start at `rows.lowerBound`), load, then each filter after
+    /// a conversion into its domain (a guided filter after sampling its guide), the tail conversion, then store, or
+    /// hand the band to `finish` (the image is then left as it was).
+    func sweep(_ s: Sweep, _ image: WorkingImage, _ context: RenderContext, rows: Range<Int>, finish: ((PixelBand) -> Void)?) {
+        let w = image.width, rowsPerBand = s.rowsPerBand
+        let bandCount = (rows.count + rowsPerBand - 1) / rowsPerBand
         let finishBox = UncheckedSendable(finish)
-        Parallel.forEach(bandCount, workers: scratch.count) { worker, index in
-            let s = scratch[worker]
-            let y0 = index * rowsPerBand, rows = min(rowsPerBand, h - y0)
-            BandIO.load(image, y0: y0, rows: rows, into: s, mappedThrough: loadTable)
-            for (conversion, filter, guide) in steps {
-                conversion.apply(r: s.r, g: s.g, b: s.b, count: rows * w)
+        Parallel.forEach(bandCount, workers: s.scratch.count) { worker, index in
+            let scratch = s.scratch[worker]
+            let y0 = rows.lowerBound + index * rowsPerBand, count = min(rowsPerBand, rows.upperBound - y0)
+            BandIO.load(image, y0: y0, rows: count, into: scratch, mappedThrough: s.loadTable)
+            for (conversion, filter, guide) in s.steps {
+                conversion.apply(r: scratch.r, g: scratch.g, b: scratch.b, count: count * w)
                 // One guide buffer serves every guided filter in turn.
-                if let guide { guide.sample(y0: y0, rows: rows, into: s.guide) }
-                filter.apply(s.band(y0: y0, rows: rows, width: w, withGuide: guide != nil), context)
+                if let guide { guide.sample(y0: y0, rows: count, into: scratch.guide) }
+                filter.apply(scratch.band(y0: y0, rows: count, width: w, withGuide: guide != nil), context)
             }
-            tail.apply(r: s.r, g: s.g, b: s.b, count: rows * w)
+            s.tail.apply(r: scratch.r, g: scratch.g, b: scratch.b, count: count * w)
             if let finish = finishBox.value {
-                finish(s.band(y0: y0, rows: rows, width: w, withGuide: false))
+                finish(scratch.band(y0: y0, rows: count, width: w, withGuide: false))
             } else {
-                BandIO.store(s, y0: y0, rows: rows, into: image)
+                BandIO.store(scratch, y0: y0, rows: count, into: image)
             }
         }
-        if keepFinalSpace { image.space = last }
+    }
+
+    /// The one sweep over the whole image (`prepare`, then `sweep` of every row).
+    private func execute(_ image: WorkingImage, _ context: RenderContext, finish: ((PixelBand) -> Void)?, keepFinalSpace: Bool = false) {
+        let prepared = prepare(image, context, keepsLastDomain: finish != nil || keepFinalSpace)
+        sweep(prepared, image, context, rows: 0..<image.height, finish: finish)
+        if keepFinalSpace { image.space = prepared.last }
     }
 }

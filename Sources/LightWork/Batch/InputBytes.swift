@@ -1,0 +1,83 @@
+import Foundation
+
+/// An input file's bytes, read once into memory of their own: hashed, searched for metadata and decoded from the
+/// same bytes, and given back (`release`) as soon as the decoder holds what it needs, before the image is built.
+/// A 96 MP DNG is 192 MB that would otherwise sit beside the mosaic and the working image until the file is done.
+///
+/// The memory is an anonymous mapping, not the allocator's: unmapping it returns it to the system at once, where a
+/// worker's allocator keeps freed memory in its heap (`WorkerLaunch.allocatorTunables`). Readers (the hash thread)
+/// hold the bytes with `read`; `release` waits for them. After `release` the `data` view must not be touched:
+/// the memory is gone, so a stray read faults loudly instead of seeing other bytes.
+public final class InputBytes: @unchecked Sendable {
+    /// The file's bytes, as Data (no copy); valid until `release`.
+    public let data: Data
+    private let base: UnsafeMutableRawPointer?
+    private let mapped: Int
+    private let readers = DispatchGroup()
+    private let lock = NSLock()
+    private var released = false
+
+    /// Reads the regular file at `url` whole, refusing what is not one.
+    public init(contentsOf url: URL) throws {
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { throw LightWorkError.missingInput(url.path) }
+            throw LightWorkError.decodeFailed("cannot read the file: \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw LightWorkError.decodeFailed("cannot read the file: \(String(cString: strerror(errno)))") }
+        guard st.st_mode & S_IFMT == S_IFREG else { throw LightWorkError.unsupportedFormat("not a regular file") }
+        guard st.st_size > 0 else { throw LightWorkError.emptyFile }
+        let size = Int(st.st_size)
+        guard let p = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), p != MAP_FAILED else {
+            throw LightWorkError.decodeFailed("cannot read the file: no memory for its \(size) bytes")
+        }
+        var done = 0
+        while done < size {
+            let n = pread(fd, p + done, size - done, off_t(done))
+            if n < 0, errno == EINTR { continue }
+            if n < 0 {
+                let reason = String(cString: strerror(errno))
+                munmap(p, size)
+                throw LightWorkError.decodeFailed("cannot read the file: \(reason)")
+            }
+            if n == 0 { break }   // shorter than it was a moment ago: what is there is what is decoded and hashed
+            done += n
+        }
+        guard done > 0 else {
+            munmap(p, size)
+            throw LightWorkError.emptyFile
+        }
+        base = p
+        mapped = size
+        data = Data(bytesNoCopy: p, count: done, deallocator: .none)
+    }
+
+    deinit { if !released, let base { munmap(base, mapped) } }
+
+    /// Runs `body` on another thread while holding the bytes: `release` waits until it returns. The hold is taken
+    /// here, before this returns, so a `release` that follows cannot overtake it.
+    public func readAsync(_ body: @escaping @Sendable (Data) -> Void) {
+        lock.lock()
+        precondition(!released, "the input's bytes were read after they were given back")
+        readers.enter()
+        lock.unlock()
+        let data = self.data, readers = self.readers
+        DispatchQueue.global().async {
+            body(data)
+            readers.leave()
+        }
+    }
+
+    /// Gives the memory back once every reader is done; no reader may start after. Idempotent.
+    public func release() {
+        lock.lock()
+        let first = !released
+        released = true
+        lock.unlock()
+        guard first, let base else { return }
+        readers.wait()
+        munmap(base, mapped)
+    }
+}
