@@ -33,6 +33,16 @@ size_t lw_rcd_scratch_bytes(void);
 /// even, with the output contract of lw_ahd_tile; to_xyz is not used.
 void lw_rcd_tile(const lw_bayer *bayer, int x0, int y0, void *scratch, uint16_t *out);
 
+/// Tile edge of the dual demosaic (output pixels); lw_dual_scratch_bytes() is the scratch one tile needs.
+enum { LW_DUAL_TILE = 128 };
+size_t lw_dual_scratch_bytes(void);
+
+/// Dual demosaic (`dual.c`) of the tile whose top-left output pixel is (x0, y0), both even, with the output contract
+/// of lw_ahd_tile; to_xyz is not used. RCD in smooth areas; in fine texture (up to and past Nyquist) each site's own
+/// mosaic value with the other colours from a median of RCD's colour differences, so grey texture stays grey; the
+/// two mixed by the local gradient energy of RCD's green.
+void lw_dual_tile(const lw_bayer *bayer, int x0, int y0, void *scratch, uint16_t *out);
+
 /// A 6×6 X-Trans mosaic and how to normalise it: site k = (y % 6) * 6 + x % 6 of the visible image.
 typedef struct {
     const uint16_t *raw;   ///< visible pixel (0, 0) of the mosaic

@@ -8,17 +8,32 @@ public enum BayerKernel: String, Sendable, CaseIterable {
     case ahd
     /// Luis Sanz Rodríguez's ratio-corrected demosaic (`CShims/rcd.c`).
     case rcd
+    /// RCD in smooth areas, a median colour-difference estimate in fine texture (`CShims/dual.c`).
+    case dual
 
     /// Output pixels along a tile's edge.
-    var tile: Int { self == .ahd ? Int(LW_AHD_TILE) : Int(LW_RCD_TILE) }
+    var tile: Int {
+        switch self {
+        case .ahd: return Int(LW_AHD_TILE)
+        case .rcd: return Int(LW_RCD_TILE)
+        case .dual: return Int(LW_DUAL_TILE)
+        }
+    }
     /// Scratch bytes one tile needs.
-    var scratchBytes: Int { self == .ahd ? lw_ahd_scratch_bytes() : lw_rcd_scratch_bytes() }
+    var scratchBytes: Int {
+        switch self {
+        case .ahd: return lw_ahd_scratch_bytes()
+        case .rcd: return lw_rcd_scratch_bytes()
+        case .dual: return lw_dual_scratch_bytes()
+        }
+    }
 
     /// The C kernel (`lw_demosaic.h`'s tile contract).
     var kernel: @convention(c) @Sendable (UnsafePointer<lw_bayer>?, Int32, Int32, UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt16>?) -> Void {
         switch self {
         case .ahd: return lw_ahd_tile
         case .rcd: return lw_rcd_tile
+        case .dual: return lw_dual_tile
         }
     }
 

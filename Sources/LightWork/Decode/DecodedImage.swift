@@ -75,13 +75,14 @@ public struct DecodeOptions: Sendable, Codable, Equatable {
     /// LightWork's own ratio-corrected demosaic on 2×2 Bayer files and LibRaw's AHD elsewhere (LibRaw has no RCD);
     /// `libraw-ahd` is always LibRaw's; the others are LibRaw's algorithms of those names.
     public enum Demosaic: String, Sendable, Codable, CaseIterable {
-        case linear, vng, ppg, ahd, dht, aahd, rcd
+        case linear, vng, ppg, ahd, dht, aahd, rcd, dual
         case libRawAHD = "libraw-ahd"
         /// LightWork's own kernel for this choice on a 2×2 Bayer mosaic, nil for LibRaw's algorithms.
         public var ownKernel: BayerKernel? {
             switch self {
             case .ahd: return .ahd
             case .rcd: return .rcd
+            case .dual: return .dual
             default: return nil
             }
         }
@@ -91,7 +92,7 @@ public struct DecodeOptions: Sendable, Codable, Equatable {
             case .linear: return 0
             case .vng: return 1
             case .ppg: return 2
-            case .ahd, .libRawAHD, .rcd: return 3
+            case .ahd, .libRawAHD, .rcd, .dual: return 3
             case .dht: return 11
             case .aahd: return 12
             }

@@ -341,11 +341,11 @@ public enum RawDecoder {
             details["whiteBalance"] = chosen?.decision
                 ?? "\(balance.rawValue), multipliers " + [multipliers.x, multipliers.y, multipliers.z].map { String(format: "%.4f", $0) }.joined(separator: " ")
             if reconstruct, !own { details["highlights"] = "reconstruct (LibRaw highlight mode \(Highlights.libRawMode))" }
-            // RCD is LightWork's alone: where its kernel cannot run, the record says what LibRaw ran in its place.
+            // RCD and dual are LightWork's alone: where their kernel cannot run, the record says what LibRaw ran instead.
             details["demosaic"] = mosaic != nil ? "\(options.demosaic.rawValue) (LightWork)"
                 : xtrans != nil ? "xtrans (LightWork)"
                 : "\(RawDecoder.libRawDemosaic(quality: options.demosaic.libRawQuality, filters: d.idata.filters, colors: Int(d.idata.colors))) (LibRaw"
-                  + (kernel == .rcd ? ", in place of rcd, which LightWork runs on ordinary Bayer and X-Trans files only)" : ")")
+                  + (kernel != nil && kernel != .ahd ? ", in place of \(kernel!.rawValue), which LightWork runs on ordinary Bayer and X-Trans files only)" : ")")
             let stretcher = own ? "LightWork" : "LibRaw"
             details["pixelAspect"] = aspect == 1 ? "1 (square)"
                 : String(format: "%.4f, stretched %dx%d to %dx%d by %@", aspect, sensorWidth, sensorHeight, square.width, square.height, stretcher)
