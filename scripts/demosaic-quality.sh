@@ -15,7 +15,7 @@ CONFIG=${1:-release}
 OUT=${2:-demosaic-quality-out}
 BIN=.build/$CONFIG/lightwork TOOLS=.build/$CONFIG/lightwork-tools
 W=${DEMOSAIC_WIDTH:-3000} H=${DEMOSAIC_HEIGHT:-2000}
-DEMOSAICS=${DEMOSAICS:-ahd rcd}
+DEMOSAICS=${DEMOSAICS:-dual ahd rcd}
 rm -rf "$OUT"; mkdir -p "$OUT"
 SCENES="photo:1 photo:2 photo:3 chart:1"
 

@@ -71,8 +71,8 @@ public struct DecodeOptions: Sendable, Codable, Equatable {
         case libraw
     }
 
-    /// `ahd` is LightWork's own AHD (`BayerDemosaic`) on 2×2 Bayer files and LibRaw's elsewhere; `rcd` is
-    /// LightWork's own ratio-corrected demosaic on 2×2 Bayer files and LibRaw's AHD elsewhere (LibRaw has no RCD);
+    /// `ahd` (the default), `rcd` and `dual` are LightWork's own kernels (`BayerDemosaic`) on 2×2 Bayer files and
+    /// LightWork's X-Trans demosaic on X-Trans files; elsewhere LibRaw's AHD runs (LibRaw has neither RCD nor dual);
     /// `libraw-ahd` is always LibRaw's; the others are LibRaw's algorithms of those names.
     public enum Demosaic: String, Sendable, Codable, CaseIterable {
         case linear, vng, ppg, ahd, dht, aahd, rcd, dual
