@@ -15,7 +15,7 @@ RULES = [
     ("unpack (own lossless JPEG)", r"lw_ljpeg|ljpeg_tile|^lightwork (fill|build|difference|peek|skip|be16)\s*$"),
     ("LibRaw other", r"libraw_r\.so"),
     ("demosaic", r"\btile_(avx2|base)\b|rcd_|lw_demosaic|BayerKernel"),
-    ("colour into half floats", r"RawDecoder.*convert|Session.*decode|float_to_half|half_from"),
+    ("colour into half floats", r"RawDecoder.*convert|RowConversion|Session.*decode|float_to_half|half_from"),
     ("highlights", r"Highlights"),
     ("develop", r"Tone|Exposure|Denoise|Sharpen|Geometry|Lens|lw_atrous|lw_garrote|lw_bicubic|lw_dn_|atrous|garrote|emit_|sample8|lw_grid|lw_mix_row|lw_usm|luma_|hblur_|apply_(avx2|base)|tone_|lw_tone|opponent|WhiteBalance|DevelopStage|PlanarImage|rgba_to_planar|planar_to_rgba"),
     ("film lookup (3D LUT)", r"lut3d|LUT3D|LookupImage|LUTFile"),
