@@ -32,11 +32,8 @@ final class FusedDemosaicTests: XCTestCase {
                 b.black = (64, 64, 64, 64)
                 b.scale = (1.0 / 8000, 1.9 / 8000, 1.4 / 8000, 1.0 / 8000)
                 b.to_xyz = (0.4, 0.35, 0.2, 0.2, 0.7, 0.1, 0.02, 0.12, 0.95)
-                for kernel in BayerKernel.allCases {
-                    let bayer = UncheckedSendable(b), k = kernel.kernel
-                    let tiles = DemosaicTiles(width: w, height: h, tile: kernel.tile, scratchBytes: kernel.scratchBytes,
-                                              kernel: { x0, y0, s, out in withUnsafePointer(to: bayer.value) { k($0, x0, y0, s, out) } },
-                                              release: {})
+                for kernel in BayerKernel.allCases { withUnsafePointer(to: &b) { bayer in
+                    let tiles = kernel.tiles(over: bayer)
                     for orientation in Orientation.allCases {
                         for m in [nil, matrix] as [Matrix3?] {
                             let (uw, uh) = orientation.swapsAxes ? (h, w) : (w, h)
@@ -58,7 +55,7 @@ final class FusedDemosaicTests: XCTestCase {
                             XCTAssertEqual(peaks.count, 1, "\(kernel) \(w)×\(h) \(orientation): peak")
                         }
                     }
-                }
+                } }
             }
         }
     }

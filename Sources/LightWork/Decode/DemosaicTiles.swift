@@ -38,6 +38,12 @@ final class DemosaicTiles: @unchecked Sendable {
     /// 0), the layout of LibRaw's `image`. The caller deallocates it.
     func run(engine: EngineConfiguration) -> UnsafeMutablePointer<UInt16> {
         let out = UnsafeMutablePointer<UInt16>.allocate(capacity: width * height * 4)
+        run(into: out, engine: engine)
+        return out
+    }
+
+    /// Demosaics every tile into `out` (width × height × 4, as `run(engine:)` lays it out).
+    func run(into out: UnsafeMutablePointer<UInt16>, engine: EngineConfiguration) {
         let across = (width + tile - 1) / tile
         let workers = engine.workers(for: across * bandCount)
         let scratch = UncheckedSendable(UnsafeMutableRawPointer.allocate(byteCount: workers * scratchBytes, alignment: 64))
@@ -48,7 +54,6 @@ final class DemosaicTiles: @unchecked Sendable {
             let x0 = (index % across) * tile, y0 = (index / across) * tile
             kernel(Int32(x0), Int32(y0), scratch.value + worker * scratchBytes, target.value + y0 * width * 4)
         }
-        return out
     }
 
     /// Demosaics band by band: `body(worker, band, firstRow, rows)` gets each band (width × rows × 4, as `run`
