@@ -6,6 +6,7 @@
 // built for AVX2 and for baseline x86-64 without FMA, so both give the same bytes.
 #include "lw_demosaic.h"
 #include "lw_cpu.h"
+#include "lab_f.h"
 #include "bayer_tile.h"
 #include <string.h>
 
@@ -29,16 +30,6 @@ typedef struct {
 size_t lw_ahd_scratch_bytes(void) { return sizeof(tile_t); }
 
 static inline float clamp01(float v) { return v < 0 ? 0 : (v > 1 ? 1 : v); }
-static inline float as_float(int32_t i) { float f; memcpy(&f, &i, 4); return f; }
-static inline int32_t as_int(float f) { int32_t i; memcpy(&i, &f, 4); return i; }
-
-// CIE Lab's f(t): the cube root (a bit-level first guess and three Newton steps) above the linear toe.
-static inline float lab_f(float t) {
-    t = t > 0 ? t : 0;
-    float y = as_float((int32_t)((float)as_int(t) * (1.0f / 3.0f)) + 709921077);
-    for (int k = 0; k < 3; k++) y = (y + y + t / (y * y)) * (1.0f / 3.0f);
-    return t > 216.0f / 24389.0f ? y : (24389.0f / 27.0f * t + 16.0f) / 116.0f;
-}
 
 static void setup(const lw_bayer *b, tile_t *t) {
     for (int py = 0; py < 2; py++)

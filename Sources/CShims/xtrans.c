@@ -11,6 +11,7 @@
 // bytes.
 #include "lw_demosaic.h"
 #include "lw_cpu.h"
+#include "lab_f.h"
 #include <string.h>
 
 #define M 8                              // tile margin: Lab window 2 + derivative 1 + red/blue 2 + green 3
@@ -186,16 +187,6 @@ int lw_xtrans_plan(const lw_xtrans *x, void *out) {
 }
 
 static inline float clamp01(float v) { return v < 0 ? 0 : (v > 1 ? 1 : v); }
-static inline float as_float(int32_t i) { float f; memcpy(&f, &i, 4); return f; }
-static inline int32_t as_int(float f) { int32_t i; memcpy(&i, &f, 4); return i; }
-
-// CIE Lab's f(t): the cube root (a bit-level first guess and three Newton steps) above the linear toe.
-static inline float lab_f(float t) {
-    t = t > 0 ? t : 0;
-    float y = as_float((int32_t)((float)as_int(t) * (1.0f / 3.0f)) + 709921077);
-    for (int k = 0; k < 3; k++) y = (y + y + t / (y * y)) * (1.0f / 3.0f);
-    return t > 216.0f / 24389.0f ? y : (24389.0f / 27.0f * t + 16.0f) / 116.0f;
-}
 
 // An image coordinate outside 0…n−1 moved by whole periods to the nearest inside (n ≥ 6): the site stays the same.
 static inline int wrap6(int v, int n) {
