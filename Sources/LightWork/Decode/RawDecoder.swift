@@ -289,8 +289,8 @@ public enum RawDecoder {
                   let square = PixelAspect.stretchedSize(width: sensorWidth, height: sensorHeight, aspect: aspect) else {
                 throw LightWorkError.decodeFailed("LibRaw's image size \(d.sizes.iwidth)x\(d.sizes.iheight) (sensor \(sensorWidth)x\(sensorHeight), pixel aspect \(aspect)) is not one LightWork can read")
             }
-            // AHD (the default) and RCD on an ordinary Bayer mosaic are LightWork's own (BayerDemosaic), and so is the
-            // demosaic of an ordinary X-Trans mosaic for either choice (XTransDemosaic); LibRaw does the rest.
+            // AHD (the default), RCD and dual on an ordinary Bayer mosaic are LightWork's own (BayerDemosaic), and so is
+            // the demosaic of an ordinary X-Trans mosaic for any of them (XTransDemosaic); LibRaw does the rest.
             // --wb other than camera: its multipliers replace the file's balance (LibRaw's through user_mul).
             let chosenBalance = options.develop[LightWork.WhiteBalance.self]
             let chosen = chosenBalance.isOff ? nil
@@ -660,22 +660,15 @@ public enum RawDecoder {
 }
 
 /// One row of 16-bit RGB(x) pixels (`step` samples apart) into half-float RGBA with alpha 1, through a 3 × 3 matrix
-/// on values scaled to 0…1 when given: gathered into float planes so the matrix loop vectorises. Per-worker planes
-/// and a half-float row are allocated once for a whole conversion (`RawDecoder.convert`, `convertBands`).
-struct RowConversion: @unchecked Sendable {
+/// on values scaled to 0…1 when given: gathered into float planes so the matrix loop (`SpaceConversion.multiply`)
+/// vectorises. Per-worker planes and a half-float row are allocated once for a whole conversion
+/// (`RawDecoder.convert`, `convertBands`); each worker touches only its own.
+final class RowConversion: @unchecked Sendable {
     let width: Int
     private let planes: UnsafeMutablePointer<Float>
     private let halves: UnsafeMutablePointer<UInt16>
     private let m: [Float]
     private let transform: Bool
-    private let owner: Owner
-
-    /// Frees the planes when the last copy of the conversion is gone.
-    private final class Owner {
-        let planes: UnsafeMutablePointer<Float>, halves: UnsafeMutablePointer<UInt16>
-        init(_ p: UnsafeMutablePointer<Float>, _ h: UnsafeMutablePointer<UInt16>) { (planes, halves) = (p, h) }
-        deinit { planes.deallocate(); halves.deallocate() }
-    }
 
     init(width: Int, workers: Int, matrix: Matrix3?) {
         self.width = width
@@ -686,8 +679,9 @@ struct RowConversion: @unchecked Sendable {
         let scale: Float = 1 / 65535
         m = (matrix ?? .identity).floats.map { $0 * scale }
         transform = matrix != nil
-        owner = Owner(planes, halves)
     }
+
+    deinit { planes.deallocate(); halves.deallocate() }
 
     /// The worker's half-float row (width × 4), for a row that is not stored left to right.
     func halfRow(_ worker: Int) -> UnsafeMutablePointer<UInt16> { halves + worker * 4 * width }
@@ -711,13 +705,7 @@ struct RowConversion: @unchecked Sendable {
             for x in 0..<w { gather(first + step * x, x) }
         }
         if transform {
-            let (m0, m1, m2, m3, m4, m5, m6, m7, m8) = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
-            for x in 0..<w {
-                let rx = r[x], gx = g[x], bx = b[x]
-                r[x] = m0 * rx + m1 * gx + m2 * bx
-                g[x] = m3 * rx + m4 * gx + m5 * bx
-                b[x] = m6 * rx + m7 * gx + m8 * bx
-            }
+            SpaceConversion.multiply(m, r, g, b, w)
         } else {
             for x in 0..<w {
                 r[x] *= scale
