@@ -148,25 +148,24 @@ public struct FileConverter: Sendable {
             let path = LosslessPath.decide(samples: decoded.samples, changes: changes, space: export.colorSpace, format: format,
                                            intent: spec.decode.intent)
             let writer = format.writer(engine: engine)
-            // The output's pixels: the decoder's samples unchanged; rendered rows a streaming writer pulls as it writes
-            // (nothing else needs them whole: no preview, no alpha carried from the decoder); or a finished buffer.
-            let pixels: any OutputRows
-            var finished: EncodedPixels?
+            // The output's pixels: the decoder's samples unchanged; rows a streaming writer has rendered as it writes
+            // them (when nothing else needs them whole: no preview, no alpha carried from the decoder); or a finished
+            // render.
+            let produced: OutputPixels
             if case .passThrough = path, let samples = decoded.samples {
-                finished = samples.encoded(depth: format.depth, keepAlpha: format.supportsAlpha)
-                pixels = finished!
-            } else if preview == nil, writer is any StreamingImageWriter, !(decoded.samples?.hasAlpha ?? false) {
-                pixels = renderer.rows(image, context: context, output: output)
+                produced = .finished(samples.encoded(depth: format.depth, keepAlpha: format.supportsAlpha))
+            } else if preview == nil, !(decoded.samples?.hasAlpha ?? false), let streaming = writer as? any StreamingImageWriter {
+                produced = .streamed(renderer.rows(image, context: context, output: output), streaming)
             } else {
                 var rendered = renderer.render(image, context: context, output: output)
                 // Alpha is carried exactly from the decoder's samples while the pixels keep their places.
                 if let samples = decoded.samples, samples.hasAlpha, rendered.channels == 4, changes.allSatisfy(\.keepsPlaces) {
                     samples.writeAlpha(into: &rendered)
                 }
-                finished = rendered
-                pixels = rendered
+                produced = .finished(rendered)
                 entry.timings["render"] = clock.lap()
             }
+            let pixels = produced.rows
             if decoded.kind == .rgb { entry.input.decisions = (entry.input.decisions ?? [:]).merging(["pixels": path.record]) { $1 } }
 
             var encode = export.encodeSettings
@@ -185,11 +184,13 @@ public struct FileConverter: Sendable {
             do { url = try ContainedPath.outputFile(relative, inside: outputDirectory) } catch {
                 throw LightWorkError.writeFailed(error.reason)
             }
-            let written = if let finished { try writer.write(finished, settings: encode, to: url) }
-                else { try (writer as! any StreamingImageWriter).write(rows: pixels, settings: encode, to: url) }
+            let written = switch produced {
+            case .finished(let finished): try writer.write(finished, settings: encode, to: url)
+            case .streamed(let rows, let streaming): try streaming.write(rows: rows, settings: encode, to: url)
+            }
             // Streamed, the render ran inside the write: "encode" then holds both.
             entry.timings["encode"] = clock.lap()
-            if let preview, let finished {
+            if let preview, case .finished(let finished) = produced {
                 do {
                     try PreviewImage.write(finished, space: export.colorSpace, metadata: decoded.metadata, to: preview)
                     // With a look, the monitor's before/after shows the same development without it.
@@ -229,22 +230,6 @@ public struct FileConverter: Sendable {
         try CodecRegistry.decoder(for: data).decode(data: data, url: url, options: decodeOptions, engine: engine, inputDone: inputDone)
     }
 
-    /// Reads an input whole (it is hashed and decoded from the same bytes), refusing what is not a readable file.
-    static func readInput(_ url: URL) throws -> Data {
-        var st = stat()
-        guard stat(url.path, &st) == 0 else {
-            if errno == ENOENT { throw LightWorkError.missingInput(url.path) }
-            throw LightWorkError.decodeFailed(String(cString: strerror(errno)))
-        }
-        guard st.st_mode & S_IFMT == S_IFREG else { throw LightWorkError.unsupportedFormat("not a regular file") }
-        guard st.st_size > 0 else { throw LightWorkError.emptyFile }
-        do {
-            return try Data(contentsOf: url, options: .mappedIfSafe)
-        } catch {
-            throw LightWorkError.decodeFailed("cannot read the file: \(describe(error))")
-        }
-    }
-
     /// What grain and dust depend on besides the input: the recipe's look, not how it is exported.
     static func lookDigest(_ settings: ResolvedSettings) -> String {
         struct Look: Encodable { let filters: [String: ResolvedSettings.FilterSetting]; let film: String?; let strength: Double? }
@@ -280,4 +265,18 @@ final class StageClock {
     }
 
     func total() -> Double { Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9 }
+}
+
+/// What a conversion hands its writer: a finished buffer, or rows rendered as a streaming writer writes them.
+private enum OutputPixels {
+    case finished(EncodedPixels)
+    case streamed(RenderedRows, any StreamingImageWriter)
+
+    /// The pixels' size and layout, whichever they are.
+    var rows: any OutputRows {
+        switch self {
+        case .finished(let pixels): return pixels
+        case .streamed(let rows, _): return rows
+        }
+    }
 }

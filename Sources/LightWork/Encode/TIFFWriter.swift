@@ -39,8 +39,7 @@ public struct TIFFWriter: StreamingImageWriter {
     public func encode(rows pixels: some OutputRows, settings: EncodeSettings, to output: AtomicFile.Output) throws {
         try pixels.validateShape(profile: settings.iccProfile)
         lw_tiff_quiet()
-        let bytesPerSample = pixels.depth == .eight ? 1 : 2
-        let rowBytes = pixels.width * pixels.channels * bytesPerSample
+        let rowBytes = pixels.rowBytes
         let imageBytes = rowBytes * pixels.height
         // Classic TIFF offsets are 32-bit: switch to BigTIFF well before 4 GiB.
         let mode = imageBytes + (settings.iccProfile?.count ?? 0) > 3_900_000_000 ? "w8" : "w"
@@ -132,8 +131,7 @@ public struct TIFFWriter: StreamingImageWriter {
     /// which compresses on the writing thread only.
     private func writeDeflateStrips(_ pixels: some OutputRows, tif: OpaquePointer, rowsPerStrip: Int, stripCount: Int) throws -> Bool {
         let bytesPerSample = pixels.depth == .eight ? 1 : 2
-        let rowBytes = pixels.width * pixels.channels * bytesPerSample
-        let stripBytes = rowsPerStrip * rowBytes
+        let stripBytes = rowsPerStrip * pixels.rowBytes
         let capacity = lw_deflate_tiff_strip_bound(stripBytes)
         let workers = engine.threads
         // Every thread busy, and about `runBytes` of rows asked of the source at once.

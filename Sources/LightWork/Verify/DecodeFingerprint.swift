@@ -30,7 +30,9 @@ public struct DecodeFingerprint: Sendable, Codable, Equatable {
 
     /// Decodes `url` with the default decode options and records what came out; `name` is what `file` says.
     public static func measure(_ url: URL, name: String, optional: Bool? = nil, engine: EngineConfiguration = .detected) throws -> DecodeFingerprint {
-        let data = try FileConverter.readInput(url)
+        let input = try InputBytes(contentsOf: url)
+        defer { input.release() }
+        let data = input.data
         return try data.withUnsafeBytes { bytes in
             let session = try RawDecoder.Session(url: url, data: bytes, options: DecodeOptions(), engine: engine)
             let decoded = try session.decode()
