@@ -43,15 +43,12 @@ SAME_SIZE(uint8_t)
 SAME_SIZE(uint16_t)
 
 #define BODY(T, SHIFT)                                                                                          \
+    if (k == 1) { same_size_##T(src, src_stride, in_channels, out_channels, out_width, y0, y1, dst); return 1; }\
     const int wide = out_width * k;                                                                             \
     uint64_t *sums = malloc(sizeof(uint64_t) * (size_t)out_width * (size_t)out_channels);                       \
     uint64_t *line = malloc(sizeof(uint64_t) * (size_t)wide * (size_t)out_channels);                            \
-    if (!sums || !line) { free(sums); free(line); return; }                                                     \
+    if (!sums || !line) { free(sums); free(line); return 0; }                                                   \
     const uint64_t area = (uint64_t)k * (uint64_t)k;                                                            \
-    if (k == 1) {                                                                                               \
-        same_size_##T(src, src_stride, in_channels, out_channels, out_width, y0, y1, dst);                      \
-        y1 = y0;                                                                                                \
-    }                                                                                                           \
     for (int y = y0; y < y1; y++) {                                                                             \
         for (int i = 0; i < wide * out_channels; i++) line[i] = 0;                                              \
         for (int dy = 0; dy < k; dy++) {                                                                        \
@@ -74,10 +71,11 @@ SAME_SIZE(uint16_t)
         }                                                                                                       \
     }                                                                                                           \
     free(sums);                                                                                                 \
-    free(line);
+    free(line);                                                                                                 \
+    return 1;
 
-void lw_block_mean_u8(const uint8_t *src, size_t src_stride, int in_channels, int out_channels, int k,
+int lw_block_mean_u8(const uint8_t *src, size_t src_stride, int in_channels, int out_channels, int k,
                       int out_width, int y0, int y1, uint8_t *dst) { BODY(uint8_t, 0) }
 
-void lw_block_mean_u16(const uint16_t *src, size_t src_stride, int in_channels, int out_channels, int k,
+int lw_block_mean_u16(const uint16_t *src, size_t src_stride, int in_channels, int out_channels, int k,
                        int out_width, int y0, int y1, uint8_t *dst) { BODY(uint16_t, 1) }

@@ -4,7 +4,7 @@ import XCTest
 /// The monitor's preview reduction (`PreviewImage.reduce`, `lw_reduce.h`) against the block mean written out
 /// sample by sample, on sizes the factor does not divide, every channel layout and both depths.
 final class PreviewImageTests: XCTestCase {
-    func testReductionIsTheRoundedBlockMean() {
+    func testReductionIsTheRoundedBlockMean() throws {
         var rng = SeededRandom(seed: 7, stream: 0)
         for (width, height, longEdge) in [(37, 23, 40), (37, 23, 12), (64, 48, 20), (1301, 5, 1280), (9, 9, 1)] {
             for channels in [1, 3, 4] {
@@ -16,7 +16,7 @@ final class PreviewImageTests: XCTestCase {
                     } else {
                         pixels.samples16 = (0..<count).map { _ in UInt16(truncatingIfNeeded: rng.next()) }
                     }
-                    let small = PreviewImage.reduce(pixels, longEdge: longEdge)
+                    let small = try PreviewImage.reduce(pixels, longEdge: longEdge)
                     let k = max(1, (max(width, height) + longEdge - 1) / longEdge)
                     let (w, h, out) = (max(1, width / k), max(1, height / k), channels >= 3 ? 3 : 1)
                     XCTAssertEqual([small.width, small.height, small.channels], [w, h, out])

@@ -51,7 +51,7 @@ public enum PreviewImage {
 
     /// Writes the preview JPEG (atomically) and, given `metadata`, its facts.
     public static func write(_ pixels: EncodedPixels, space: OutputColorSpace, metadata: ImageMetadata?, to url: URL) throws {
-        let small = reduce(pixels, longEdge: longEdge)
+        let small = try reduce(pixels, longEdge: longEdge)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         var settings = EncodeSettings(format: .jpeg, jpegQuality: 82, jpegOptimizeCoding: false)
         settings.iccProfile = small.channels == 3 ? ICCProfile.embedded(for: space) : nil
@@ -105,7 +105,7 @@ public enum PreviewImage {
 
     /// `pixels` as 8-bit grey or RGB (alpha dropped), each output pixel the mean of a k×k block (k the smallest
     /// whole factor that brings the long edge to `longEdge` or under).
-    static func reduce(_ pixels: EncodedPixels, longEdge: Int) -> EncodedPixels {
+    static func reduce(_ pixels: EncodedPixels, longEdge: Int) throws -> EncodedPixels {
         let k = factor(pixels.width, pixels.height, longEdge: longEdge)
         let (w, h) = (max(1, pixels.width / k), max(1, pixels.height / k))
         let inChannels = pixels.channels
@@ -117,7 +117,7 @@ public enum PreviewImage {
         // Integer sums, one division per sample (`lw_reduce.h`); 16-bit samples are brought to 8 bits at the end.
         let (rowStride, k32, w32, h32) = (pixels.width * inChannels, Int32(k), Int32(w), Int32(h))
         let (inC, outC) = (Int32(inChannels), Int32(outChannels))
-        out.samples8.withUnsafeMutableBufferPointer { dst in
+        let done = out.samples8.withUnsafeMutableBufferPointer { dst in
             if pixels.depth == .eight {
                 pixels.samples8.withUnsafeBufferPointer {
                     lw_block_mean_u8($0.baseAddress, rowStride, inC, outC, k32, w32, 0, h32, dst.baseAddress)
@@ -128,6 +128,8 @@ public enum PreviewImage {
                 }
             }
         }
+        // A preview of unwritten samples would be a black picture shown as this file's.
+        guard done == 1 else { throw LightWorkError.writeFailed("no memory to reduce the preview") }
         return out
     }
 }
