@@ -19,8 +19,9 @@ final class RCDDemosaicTests: XCTestCase {
         return Scene(name: name, dng: dng, ideal: ideal)
     }
 
-    /// Converts `url` with the library's neutral defaults (linear tone) and `demosaic` into a 16-bit TIFF, read as Lab.
-    func render(_ url: URL, _ demosaic: DecodeOptions.Demosaic, in dir: URL) throws -> LabReader {
+    /// Converts `url` with the library's neutral defaults (linear tone) and `demosaic` into a 16-bit TIFF, read as
+    /// Lab, with the demosaic the manifest names (the X-Trans tests use it too).
+    static func convert(_ url: URL, _ demosaic: DecodeOptions.Demosaic, in dir: URL) throws -> (lab: LabReader, decision: String?) {
         let out = dir.appendingPathComponent("out-\(demosaic.rawValue)-\(url.deletingPathExtension().lastPathComponent)")
         var spec = ConvertSpec(outputDirectory: out)
         spec.decode.demosaic = demosaic
@@ -28,12 +29,19 @@ final class RCDDemosaicTests: XCTestCase {
         let converter = try FileConverter(spec: spec)
         let entry = converter.convert(item)
         XCTAssertEqual(entry.status, .converted, entry.reason ?? "")
-        if url.pathExtension == "dng" { XCTAssertEqual(entry.input.decisions?["demosaic"], "\(demosaic.rawValue) (LightWork)") }
-        return try LabReader(try ImageFileReader.read(spec.output.directory.appendingPathComponent(converter.relativeOutputPath(for: item))))
+        let lab = try LabReader(try ImageFileReader.read(spec.output.directory.appendingPathComponent(converter.relativeOutputPath(for: item))))
+        return (lab, entry.input.decisions?["demosaic"])
+    }
+
+    /// `convert`, holding a DNG to LightWork's own kernel of that name.
+    func render(_ url: URL, _ demosaic: DecodeOptions.Demosaic, in dir: URL) throws -> LabReader {
+        let (lab, decision) = try Self.convert(url, demosaic, in: dir)
+        if url.pathExtension == "dng" { XCTAssertEqual(decision, "\(demosaic.rawValue) (LightWork)") }
+        return lab
     }
 
     /// Mean ΔE00 of `image` against `ideal`, a 16-pixel frame left out (each demosaic treats borders its own way).
-    func meanDeltaE(_ image: LabReader, _ ideal: LabReader) -> Double {
+    static func meanDeltaE(_ image: LabReader, _ ideal: LabReader) -> Double {
         let (w, h) = (image.file.width, image.file.height)
         var sum = 0.0, n = 0
         for y in 16..<(h - 16) {
@@ -56,8 +64,8 @@ final class RCDDemosaicTests: XCTestCase {
         let limits: [String: (error: Double, ratioToAHD: Double)] = ["photo-1": (1.3, 1.0), "chart-1": (9.7, 1.15)]
         for scene in [try makeScene("photo", seed: 1, in: dir), try makeScene("chart", seed: 1, in: dir)] {
             let ideal = try render(scene.ideal, .ahd, in: dir)
-            let rcd = meanDeltaE(try render(scene.dng, .rcd, in: dir), ideal)
-            let ahd = meanDeltaE(try render(scene.dng, .ahd, in: dir), ideal)
+            let rcd = Self.meanDeltaE(try render(scene.dng, .rcd, in: dir), ideal)
+            let ahd = Self.meanDeltaE(try render(scene.dng, .ahd, in: dir), ideal)
             print(String(format: "%@: mean ΔE00 against the ideal: RCD %.3f, AHD %.3f", scene.name, rcd, ahd))
             let limit = limits[scene.name]!
             XCTAssertLessThan(rcd, limit.error, scene.name)
@@ -75,9 +83,9 @@ final class RCDDemosaicTests: XCTestCase {
         let limits: [String: Double] = ["photo-1": 1.3, "chart-1": 6.0]
         for scene in [try makeScene("photo", seed: 1, in: dir), try makeScene("chart", seed: 1, in: dir)] {
             let ideal = try render(scene.ideal, .ahd, in: dir)
-            let (dual, rcd, ahd) = (meanDeltaE(try render(scene.dng, .dual, in: dir), ideal),
-                                    meanDeltaE(try render(scene.dng, .rcd, in: dir), ideal),
-                                    meanDeltaE(try render(scene.dng, .ahd, in: dir), ideal))
+            let (dual, rcd, ahd) = (Self.meanDeltaE(try render(scene.dng, .dual, in: dir), ideal),
+                                    Self.meanDeltaE(try render(scene.dng, .rcd, in: dir), ideal),
+                                    Self.meanDeltaE(try render(scene.dng, .ahd, in: dir), ideal))
             print(String(format: "%@: mean ΔE00 against the ideal: dual %.3f, RCD %.3f, AHD %.3f", scene.name, dual, rcd, ahd))
             XCTAssertLessThan(dual, limits[scene.name]!, scene.name)
             XCTAssertLessThanOrEqual(dual, rcd, "\(scene.name): dual against RCD")
@@ -141,7 +149,7 @@ final class RCDDemosaicTests: XCTestCase {
                 let scene = try makeScene("photo", seed: 2, in: sub, ["--cfa", layout])
                 XCTAssertEqual(try RawDecoder.inspect(url: scene.dng).details["cfa"], layout)
                 if ideal == nil { ideal = try render(scene.ideal, .ahd, in: dir) }
-                errors[layout] = meanDeltaE(try render(scene.dng, demosaic, in: sub), ideal!)
+                errors[layout] = Self.meanDeltaE(try render(scene.dng, demosaic, in: sub), ideal!)
             }
             print("\(demosaic.rawValue) mean ΔE00 per CFA layout: " + errors.sorted { $0.key < $1.key }.map { String(format: "%@ %.3f", $0.key, $0.value) }.joined(separator: ", "))
             for (layout, e) in errors { XCTAssertEqual(e, errors["RGGB"]!, accuracy: 0.05 * errors["RGGB"]!, "\(demosaic) \(layout)") }

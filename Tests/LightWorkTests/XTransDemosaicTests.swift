@@ -20,33 +20,6 @@ final class XTransDemosaicTests: XCTestCase {
         return (dng, ideal)
     }
 
-    /// Converts with the neutral defaults (linear tone) and `demosaic` into a 16-bit TIFF read as Lab, and the
-    /// demosaic the manifest names.
-    func render(_ url: URL, _ demosaic: DecodeOptions.Demosaic, in dir: URL) throws -> (lab: LabReader, decision: String?) {
-        let out = dir.appendingPathComponent("out-\(demosaic.rawValue)-\(url.deletingPathExtension().lastPathComponent)")
-        var spec = ConvertSpec(outputDirectory: out)
-        spec.decode.demosaic = demosaic
-        let item = InputItem(url: url, displayPath: url.lastPathComponent, relativePath: url.lastPathComponent)
-        let converter = try FileConverter(spec: spec)
-        let entry = converter.convert(item)
-        XCTAssertEqual(entry.status, .converted, entry.reason ?? "")
-        let lab = try LabReader(try ImageFileReader.read(spec.output.directory.appendingPathComponent(converter.relativeOutputPath(for: item))))
-        return (lab, entry.input.decisions?["demosaic"])
-    }
-
-    /// Mean ΔE00 of `image` against `ideal`, a 16-pixel frame left out (each demosaic treats borders its own way).
-    static func meanDeltaE(_ image: LabReader, _ ideal: LabReader) -> Double {
-        var sum = 0.0, n = 0
-        for y in 16..<(image.file.height - 16) {
-            for x in 16..<(image.file.width - 16) {
-                var a = image.lab(x: x, y: y), b = ideal.lab(x: x, y: y)
-                sum += cmsCIE2000DeltaE(&a, &b, 1, 1, 1)
-                n += 1
-            }
-        }
-        return sum / Double(n)
-    }
-
     /// The generated file is read as X-Trans, and LightWork's kernel agrees with LibRaw's three passes in size,
     /// orientation and mean level per channel (black, balance and scale), differing only where demosaics differ.
     func testOwnXTransAgreesWithLibRaws() throws {
@@ -91,12 +64,12 @@ final class XTransDemosaicTests: XCTestCase {
         let limits: [String: Double] = ["photo": 0.75, "chart": 4.0]
         for (kind, seed) in [("photo", 1), ("chart", 1)] {
             let scene = try makeScene(kind, seed: seed, in: dir)
-            let ideal = try render(scene.ideal, .ahd, in: dir).lab
-            let ours = try render(scene.dng, .ahd, in: dir), three = try render(scene.dng, .libRawAHD, in: dir), one = try render(scene.dng, .ppg, in: dir)
+            let ideal = try RCDDemosaicTests.convert(scene.ideal, .ahd, in: dir).lab
+            let ours = try RCDDemosaicTests.convert(scene.dng, .ahd, in: dir), three = try RCDDemosaicTests.convert(scene.dng, .libRawAHD, in: dir), one = try RCDDemosaicTests.convert(scene.dng, .ppg, in: dir)
             XCTAssertEqual(ours.decision, "xtrans (LightWork)")
             XCTAssertEqual(three.decision, "xtrans (3 passes) (LibRaw)")
             XCTAssertEqual(one.decision, "xtrans (1 pass) (LibRaw)")
-            let e = [ours, three, one].map { Self.meanDeltaE($0.lab, ideal) }
+            let e = [ours, three, one].map { RCDDemosaicTests.meanDeltaE($0.lab, ideal) }
             print(String(format: "%@-%d X-Trans mean ΔE00 against the ideal: LightWork %.3f, LibRaw 3 passes %.3f, 1 pass %.3f", kind, seed, e[0], e[1], e[2]))
             XCTAssertLessThan(e[0], limits[kind]!, kind)
             XCTAssertLessThanOrEqual(e[0], e[1], "\(kind): LightWork against LibRaw's 3 passes")
