@@ -33,8 +33,9 @@ typedef struct {
 
 size_t lw_dual_scratch_bytes(void) { return sizeof(dual_tile_t); }
 
-// Gradient energy of green at which the mixing weight is one half: well above the sensor noise's, well below an edge's.
-static const float texture2 = 0.1f * 0.1f;
+// Periodic texture's zigzag energy (step 8): what sensor noise gives at most (weight exactly 0 below it), and the
+// excess at which the mixing weight is one half (a pattern of about 0.04 in amplitude).
+static const float zigzag_noise = 1e-3f, zigzag_half = 3e-3f;
 
 #define CE(a, b) { float lo_ = a < b ? a : b, hi_ = a < b ? b : a; a = lo_; b = hi_; }
 // The median of nine values by a fixed exchange network (min/max only, so exact on every path).
@@ -53,6 +54,34 @@ void median_along(const float *src, float *restrict dst, int s, int j0, int j1, 
         float *restrict d = dst + j * E;
         for (int i = i0; i < i1; i++)
             d[i] = median9(p[i - 4 * s], p[i - 3 * s], p[i - 2 * s], p[i - s], p[i], p[i + s], p[i + 2 * s], p[i + 3 * s], p[i + 4 * s]);
+    }
+}
+
+// 10. Every output pixel: RCD's estimate mixed towards the mosaic-own one by the texture weight (mix = 0: RCD's
+//     alone, the same bits as a weight of 0).
+static inline __attribute__((always_inline))
+void write_rows(const dual_tile_t *restrict t, int W, int x0, int tw, int th, int mix, uint16_t *out) {
+    for (int j = M; j < M + th; j++) {
+        const float *c = t->cfa + j * E, *g = t->g + j * E, *cr = t->cr + j * E, *cb = t->cb + j * E;
+        const float *mr = t->r + j * E, *mb = t->b + j * E, *tx = t->hsq + j * E;
+        const float *gm = t->sites.isg[j & 1], *rm = t->sites.isr[j & 1];
+        uint16_t *restrict dst = out + ((size_t)(j - M) * W + x0) * 4;   // out is the tile's first row
+        for (int i = M; i < M + tw; i++) {
+            float g1 = g[i], r1 = g[i] + cr[i], b1 = g[i] + cb[i];
+            float rv = clamp01(r1), gv = clamp01(g1), bv = clamp01(b1);
+            if (mix) {
+                float own = gm[i] != 0 ? 0 : (rm[i] != 0 ? mr[i] : mb[i]);   // the site's colour minus green, by the median
+                float gm2 = clamp01(c[i] - own);
+                float r2 = clamp01(gm2 + mr[i]), b2 = clamp01(gm2 + mb[i]);
+                float w = tx[i];
+                rv = clamp01(r1 + w * (r2 - r1)), gv = clamp01(g1 + w * (gm2 - g1)), bv = clamp01(b1 + w * (b2 - b1));
+            }
+            uint16_t *px = dst + 4 * (i - M);
+            px[0] = (uint16_t)(rv * 65535.0f + 0.5f);
+            px[1] = (uint16_t)(gv * 65535.0f + 0.5f);
+            px[2] = (uint16_t)(bv * 65535.0f + 0.5f);
+            px[3] = 0;
+        }
     }
 }
 
@@ -124,54 +153,61 @@ void tile_body(const lw_bayer *b, int x0, int y0, dual_tile_t *restrict t, uint1
         }
     }
 
-    // 8. The colour differences' median, along rows (inset R in rows, M in columns) then columns (inset M), into
-    //    r and b (free now); vsq serves as the rows' result.
     int tw = W - x0 < LW_DUAL_TILE ? W - x0 : LW_DUAL_TILE;
     int th = H - y0 < LW_DUAL_TILE ? H - y0 : LW_DUAL_TILE;
-    median_along(t->cr, t->vsq, 1, R, E - R, M, E - M);
-    median_along(t->vsq, t->r, E, M, E - M, M, E - M);
-    median_along(t->cb, t->vsq, 1, R, E - R, M, E - M);
-    median_along(t->vsq, t->b, E, M, E - M, M, E - M);
 
-    // 9. Texture: green's squared central differences, summed over 5 × 5 (inset M), in hsq (via lpf).
-    for (int j = M - 2; j < E - M + 2; j++) {
+    // 8. Periodic texture: where RCD's green zigzags (each difference against the next of the opposite sign) on both
+    //    sides of a pixel, along rows or down columns. A period of 2 to about 4 pixels (where red and blue, sampled
+    //    every second pixel, alias) zigzags everywhere; an edge never does, and a lone thin line only at itself, so
+    //    neither a contour nor a lens's colour fringe on one is touched. Zigzags along rows in pq, down columns in
+    //    pqd (inset 8); both sides' three-pixel sums, the smaller taken, rows plus columns, in hsq (inset M - 2).
+    for (int j = 8; j < E - 8; j++) {
         const float *g = t->g + j * E;
-        float *restrict q = t->hsq + j * E;
-        for (int i = M - 2; i < E - M + 2; i++) {
-            float dx = g[i + 1] - g[i - 1], dy = g[i + E] - g[i - E];
-            q[i] = dx * dx + dy * dy;
+        float *restrict zh = t->pq + j * E, *restrict zv = t->pqd + j * E;
+        for (int i = 8; i < E - 8; i++) {
+            float h = -(g[i + 1] - g[i]) * (g[i] - g[i - 1]), v = -(g[i + E] - g[i]) * (g[i] - g[i - E]);
+            zh[i] = h > 0 ? h : 0;
+            zv[i] = v > 0 ? v : 0;
         }
     }
+    for (int j = M - 2; j < E - M + 2; j++) {
+        const float *zh = t->pq + j * E, *zv = t->pqd + j * E;
+        float *restrict q = t->hsq + j * E;
+        for (int i = M - 2; i < E - M + 2; i++) {
+            float hl = zh[i - 3] + zh[i - 2] + zh[i - 1], hr = zh[i + 1] + zh[i + 2] + zh[i + 3];
+            float vl = zv[i - 3 * E] + zv[i - 2 * E] + zv[i - E], vr = zv[i + E] + zv[i + 2 * E] + zv[i + 3 * E];
+            q[i] = (hl < hr ? hl : hr) + (vl < vr ? vl : vr);
+        }
+    }
+    // Summed over 5 × 5 (inset M), via lpf, then the weight, exactly 0 below the noise's own zigzag (hsq).
     for (int j = M - 2; j < E - M + 2; j++) {
         const float *q = t->hsq + j * E;
         float *restrict s = t->lpf + j * E;
         for (int i = M; i < E - M; i++) s[i] = q[i - 2] + q[i - 1] + q[i] + q[i + 1] + q[i + 2];
     }
-    for (int j = M; j < E - M; j++) {
+    int textured = 0;
+    for (int j = M; j < M + th; j++) {
         const float *s = t->lpf + j * E;
-        float *restrict q = t->hsq + j * E;
-        for (int i = M; i < E - M; i++) q[i] = (s[i - 2 * E] + s[i - E] + s[i] + s[i + E] + s[i + 2 * E]) * (1.0f / 25);
+        float *restrict w = t->hsq + j * E;
+        for (int i = M; i < M + tw; i++) {
+            float q = (s[i - 2 * E] + s[i - E] + s[i] + s[i + E] + s[i + 2 * E]) * (1.0f / 25) - zigzag_noise;
+            q = q > 0 ? q : 0;
+            w[i] = q / (q + zigzag_half);
+            textured |= q > 0;
+        }
     }
 
-    // 10. Every output pixel: RCD's estimate mixed towards the mosaic-own one by the texture weight.
-    for (int j = M; j < M + th; j++) {
-        const float *c = t->cfa + j * E, *g = t->g + j * E, *cr = t->cr + j * E, *cb = t->cb + j * E;
-        const float *mr = t->r + j * E, *mb = t->b + j * E, *tx = t->hsq + j * E;
-        const float *gm = t->sites.isg[j & 1], *rm = t->sites.isr[j & 1];
-        uint16_t *restrict dst = out + ((size_t)(j - M) * W + x0) * 4;   // out is the tile's first row
-        for (int i = M; i < M + tw; i++) {
-            float own = gm[i] != 0 ? 0 : (rm[i] != 0 ? mr[i] : mb[i]);   // the site's colour minus green, by the median
-            float gm2 = clamp01(c[i] - own);
-            float r2 = clamp01(gm2 + mr[i]), b2 = clamp01(gm2 + mb[i]);
-            float w = tx[i] / (tx[i] + texture2);
-            float g1 = g[i], r1 = g[i] + cr[i], b1 = g[i] + cb[i];
-            float rv = clamp01(r1 + w * (r2 - r1)), gv = clamp01(g1 + w * (gm2 - g1)), bv = clamp01(b1 + w * (b2 - b1));
-            uint16_t *px = dst + 4 * (i - M);
-            px[0] = (uint16_t)(rv * 65535.0f + 0.5f);
-            px[1] = (uint16_t)(gv * 65535.0f + 0.5f);
-            px[2] = (uint16_t)(bv * 65535.0f + 0.5f);
-            px[3] = 0;
-        }
+    // 9. Only a tile with texture needs the second estimate; without, every weight is 0 and the output is RCD's.
+    //    The colour differences' median, along rows (inset R in rows, M in columns) then columns (inset M), into
+    //    r and b (free now); vsq serves as the rows' result.
+    if (textured) {
+        median_along(t->cr, t->vsq, 1, R, E - R, M, E - M);
+        median_along(t->vsq, t->r, E, M, E - M, M, E - M);
+        median_along(t->cb, t->vsq, 1, R, E - R, M, E - M);
+        median_along(t->vsq, t->b, E, M, E - M, M, E - M);
+        write_rows(t, W, x0, tw, th, 1, out);
+    } else {
+        write_rows(t, W, x0, tw, th, 0, out);
     }
 }
 

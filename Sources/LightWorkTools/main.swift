@@ -30,6 +30,7 @@ let usage = """
       lightwork-tools make-bench-dng  -o FILE.dng [--width 6000 --height 4000] [--seed N] [--illuminant D65|A]
                                       [--truth FILE.json] [--srgb-png FILE.png]
       lightwork-tools bench [--width 6000 --height 4000] [--threads N] [--raw FILE.dng] [--breakdown] [--only chain|neutral|kernels|highlights|develop-geometry|develop|encode|demosaic|unpack]
+                                             (demosaic: on seeded noise and, given --raw, on that file's mosaic)
 
       lightwork-tools make-tiny-pngs -o DIR --count N [--size 16]
                                       N small 8-bit sRGB PNGs, each of its own colours, 1,000 to a subfolder
@@ -273,7 +274,7 @@ func runBenchmarks(_ arguments: ArraySlice<String>) throws {
         print("develop stage measured under the workers' allocator: GLIBC_TUNABLES=\(ProcessInfo.processInfo.environment["GLIBC_TUNABLES"]!)")
         print(try DevelopBenchmark.run(width: width, height: height, engine: engine))
     }
-    if only == "demosaic" { print(DemosaicBenchmark.run(width: width, height: height, engine: engine)) }
+    if only == "demosaic" { print(try DemosaicBenchmark.run(width: width, height: height, raw: raw, engine: engine)); return }
     if let raw { print(try RenderBenchmark.decode(url: raw, engine: engine)) }
 }
 

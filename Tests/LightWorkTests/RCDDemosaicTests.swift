@@ -73,13 +73,14 @@ final class RCDDemosaicTests: XCTestCase {
         }
     }
 
-    /// The dual demosaic against the ideal: below RCD and AHD on the photo-like scene and on the chart, where RCD
+    /// The dual demosaic against the ideal: RCD's on the photo-like scene and well below RCD and AHD on the chart, where RCD
     /// trails AHD (the zone plate and line groups near Nyquist are what its texture estimate is for). The peers'
     /// figures on the same kind of scene are in `make bench` (rawtherapee-cli's AMaZE 0.48 / 3.43 at 6 MP).
     func testDualIsCloserToTheIdealThanRCDAndAHD() throws {
         let dir = try TestPaths.temporaryDirectory(self)
-        // Measured on these 960×640 scenes (8-bit ideal): photo dual 0.641, RCD 0.656, AHD 0.756; chart dual 2.803,
-        // RCD 4.843, AHD 4.519. Limits: about twice dual's error; at most RCD's and AHD's.
+        // Measured on these 960×640 scenes (8-bit ideal): photo dual 0.6564, RCD 0.6563, AHD 0.756 (dual is RCD
+        // wherever there is no periodic texture); chart dual 2.85, RCD 4.84, AHD 4.52. Limits: about twice dual's
+        // error; RCD's within 1 % on the photo, below RCD's and AHD's on the chart.
         let limits: [String: Double] = ["photo-1": 1.3, "chart-1": 6.0]
         for scene in [try makeScene("photo", seed: 1, in: dir), try makeScene("chart", seed: 1, in: dir)] {
             let ideal = try render(scene.ideal, .ahd, in: dir)
@@ -88,9 +89,69 @@ final class RCDDemosaicTests: XCTestCase {
                                     Self.meanDeltaE(try render(scene.dng, .ahd, in: dir), ideal))
             print(String(format: "%@: mean ΔE00 against the ideal: dual %.3f, RCD %.3f, AHD %.3f", scene.name, dual, rcd, ahd))
             XCTAssertLessThan(dual, limits[scene.name]!, scene.name)
-            XCTAssertLessThanOrEqual(dual, rcd, "\(scene.name): dual against RCD")
+            XCTAssertLessThanOrEqual(dual, rcd * (scene.name == "chart-1" ? 0.8 : 1.01), "\(scene.name): dual against RCD")
             XCTAssertLessThan(dual, ahd, "\(scene.name): dual against AHD")
         }
+    }
+
+    /// Dual's second estimate is for periodic texture only: on smooth shading with sensor noise, on an edge and on
+    /// a lone thin line (a contour, or a lens's colour fringe on one) dual is RCD (with its second direction test,
+    /// which moves a pixel by at most a few codes), so neither noise nor lateral chromatic aberration is changed
+    /// before `--denoise` and `--lens` see them; on stripes two pixels apart, where RCD's colour differences are
+    /// false colour, the second estimate replaces them.
+    func testDualDepartsFromRCDOnlyInPeriodicTexture() {
+        let w = 300, h = 200
+        var rng = SeededRandom(seed: 3, stream: 0)
+        func mosaic(_ level: (Int, Int) -> Double) -> [UInt16] {
+            (0..<(w * h)).map { i in
+                // Grey in balanced units (the scales below balance every site), noise σ 0.4 % of white.
+                let v = level(i % w, i / w) + 0.008 * (rng.unit() + rng.unit() + rng.unit() - 1.5)
+                let gain: [Double] = [4000, 2000, 2000, 1000]
+                return UInt16(max(0, min(4095, 64 + v * gain[((i / w) & 1) * 2 + ((i % w) & 1)])))
+            }
+        }
+        func run(_ raw: [UInt16], _ kernel: BayerKernel) -> [UInt16] {
+            var b = lw_bayer()
+            b.pitch = w
+            b.width = Int32(w)
+            b.height = Int32(h)
+            b.colour = (0, 1, 1, 2)
+            b.black = (64, 64, 64, 64)
+            b.scale = (1.0 / 4000, 1.0 / 2000, 1.0 / 2000, 1.0 / 1000)
+            b.to_xyz = (0.4, 0.35, 0.2, 0.2, 0.7, 0.1, 0.02, 0.12, 0.95)
+            var out = [UInt16](repeating: 9, count: w * h * 4)
+            raw.withUnsafeBufferPointer { r in
+                b.raw = r.baseAddress
+                out.withUnsafeMutableBufferPointer { o in kernel.demosaic(&b, into: o.baseAddress!, engine: EngineConfiguration(threads: 2)) }
+            }
+            return out
+        }
+        /// The largest difference between dual and RCD in 16-bit codes, and the share of samples that differ by more than 1 % of white.
+        func departure(_ raw: [UInt16]) -> (max: Int, share: Double) {
+            let dual = run(raw, .dual), rcd = run(raw, .rcd)
+            var worst = 0, far = 0
+            for i in 0..<(w * h) { for c in 0..<3 {
+                let d = abs(Int(dual[4 * i + c]) - Int(rcd[4 * i + c]))
+                worst = max(worst, d)
+                if d > 655 { far += 1 }
+            } }
+            return (worst, Double(far) / Double(3 * w * h))
+        }
+        let untouched: [(String, (Int, Int) -> Double)] = [
+            ("smooth shading", { x, y in 0.2 + 0.5 * Double(x) / Double(w) + 0.1 * Double(y) / Double(h) }),
+            ("an edge", { x, _ in x < 151 ? 0.15 : 0.85 }),
+            ("a lone line one pixel wide", { x, _ in x == 151 ? 0.9 : 0.2 }),
+            ("a diagonal edge", { x, y in x + y < 250 ? 0.8 : 0.1 }),
+        ]
+        for (name, level) in untouched {
+            let d = departure(mosaic(level))
+            print(String(format: "dual against RCD, %@: max %d codes, %.4f %% of samples beyond 1 %% of white", name, d.max, 100 * d.share))
+            // Measured: none beyond 1 % of white, except 7 samples of 180 000 on the diagonal edge's staircase.
+            XCTAssertLessThanOrEqual(d.share, 1e-4, name)
+        }
+        let stripes = departure(mosaic { x, _ in x & 1 == 0 ? 0.7 : 0.3 })
+        print(String(format: "dual against RCD, stripes two pixels apart: max %d codes, %.1f %% of samples beyond 1 %% of white", stripes.max, 100 * stripes.share))
+        XCTAssertGreaterThan(stripes.share, 0.3, "stripes two pixels apart: dual's estimate is used")   // measured 66 %
     }
 
     /// Where LightWork's kernels cannot run (the D30: no as-shot balance; the linear DNG: no mosaic), `--demosaic rcd`
