@@ -7,7 +7,7 @@ enum ConvertCommand {
         OptionSpec(name: "output", value: "DIR", help: "output folder (created if missing); required", short: "o"),
         OptionSpec(name: "format", value: "FMT", help: CodecRegistry.formatHelp),
         OptionSpec(name: "colorspace", value: "CS", help: "srgb (default), display-p3, adobe-rgb, prophoto; profile always embedded"),
-        OptionSpec(name: "demosaic", value: "ALG", help: "RAW demosaic: ahd (default), rcd (ratio-corrected) and dual (RCD with a texture estimate near Nyquist), LightWork's own on Bayer and X-Trans sensors; libraw-ahd, linear, ppg, vng, dht, aahd (LibRaw's)"),
+        OptionSpec(name: "demosaic", value: "ALG", help: "RAW demosaic: dual (default: RCD, with a second estimate in periodic texture near Nyquist), ahd, rcd (ratio-corrected), LightWork's own on Bayer and X-Trans sensors; libraw-ahd, linear, ppg, vng, dht, aahd (LibRaw's)"),
         OptionSpec(name: "intent", value: "I", help: "ICC inputs: relative (default, with black-point compensation), perceptual, saturation, absolute"),
         OptionSpec(name: "background", value: "COLOR", help: "what JPEG flattens alpha onto: white (default), black, #RRGGBB"),
         OptionSpec(name: "color-model", value: "M", help: "RAW colour: dng (default: DNG-spec matrices by white point), libraw (LibRaw's own)"),

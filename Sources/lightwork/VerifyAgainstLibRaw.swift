@@ -12,7 +12,7 @@ extension VerifyCommand {
             throw LightWorkError.usage("--\(other) does not go with --against-libraw")
         }
         guard !parsed.positionals.isEmpty else { throw LightWorkError.usage("--against-libraw needs the RAW files to check") }
-        var decode = DecodeOptions()
+        var decode = LibRawCrossCheck.decodeOptions
         if let d = parsed.value("demosaic") {
             guard let v = DecodeOptions.Demosaic(rawValue: d) else {
                 throw LightWorkError.usage("--demosaic takes one of \(DecodeOptions.Demosaic.allCases.map(\.rawValue).joined(separator: ", ")), not '\(d)'")

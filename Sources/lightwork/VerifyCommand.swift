@@ -37,8 +37,8 @@ enum VerifyCommand {
     A suite's decode-hash file is checked first: metadata and SHA-256 of the decoded pixels per RAW file,
     so a LibRaw update that changes decoding is caught before colour is compared.
 
-    --against-libraw decodes each RAW file with LightWork (default settings unless --demosaic or --color-model
-    say otherwise) and with LibRaw's own dcraw_emu (Debian libraw-bin) at matching settings (dcraw_emu -T -4 -w
+    --against-libraw decodes each RAW file with LightWork (default settings, but LightWork's AHD demosaic, unless
+    --demosaic or --color-model say otherwise) and with LibRaw's own dcraw_emu (Debian libraw-bin) at matching settings (dcraw_emu -T -4 -w
     -o 4 -c 0 -H 0 -q Q: camera white balance, linear 16-bit ProPhoto, no auto-brightening, highlights clipped)
     and compares the two: size; orientation (all eight turns and mirrors of LightWork's picture are tried, so a
     disagreement is named: "LibRaw's picture is LightWork's mirrored left to right"); the mean level per channel;

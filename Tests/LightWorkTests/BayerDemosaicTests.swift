@@ -14,6 +14,7 @@ final class BayerDemosaicTests: XCTestCase {
         var own: [String] = []
         for url in files {
             var options = DecodeOptions()
+            options.demosaic = .ahd
             let ours = try RawDecoder.decode(url: url, options: options)
             options.demosaic = .libRawAHD
             let theirs = try RawDecoder.decode(url: url, options: options)
@@ -55,14 +56,17 @@ final class BayerDemosaicTests: XCTestCase {
         }
     }
 
-    /// Tiles are independent: one thread or three give the same half floats.
+    /// Tiles are independent: one thread or three give the same half floats (RCDDemosaicTests holds RCD and dual,
+    /// the default, to the same).
     func testSameBytesForAnyThreadCount() throws {
         let url = SampleSceneTests.samples.appendingPathComponent("scene-tungsten.dng")
+        var options = DecodeOptions()
+        options.demosaic = .ahd
         var hashes: Set<String> = []
         for threads in [1, 3] {
-            let fingerprint = try DecodeFingerprint.measure(url, name: "scene-tungsten.dng", engine: EngineConfiguration(threads: threads))
-            XCTAssertEqual(fingerprint.decoder["demosaic"], "ahd (LightWork)")
-            hashes.insert(fingerprint.decodedSHA256)
+            let decoded = try RawDecoder.decode(url: url, options: options, engine: EngineConfiguration(threads: threads))
+            XCTAssertEqual(decoded.details["demosaic"], "ahd (LightWork)")
+            hashes.insert(RCDDemosaicTests.hash(decoded.image))
         }
         XCTAssertEqual(hashes.count, 1)
     }
@@ -77,10 +81,12 @@ final class BayerDemosaicTests: XCTestCase {
     /// blessed on one machine hold on a machine without AVX2.
     func testSameBytesWithAndWithoutAVX2() throws {
         let url = SampleSceneTests.samples.appendingPathComponent("scene.dng")
+        var options = DecodeOptions()
+        options.demosaic = .ahd
         func hash() throws -> String {
-            let fingerprint = try DecodeFingerprint.measure(url, name: "scene.dng")
-            XCTAssertEqual(fingerprint.decoder["demosaic"], "ahd (LightWork)")
-            return fingerprint.decodedSHA256
+            let decoded = try RawDecoder.decode(url: url, options: options)
+            XCTAssertEqual(decoded.details["demosaic"], "ahd (LightWork)")
+            return RCDDemosaicTests.hash(decoded.image)
         }
         let automatic = try hash()
         lw_cpu_force_baseline(1)

@@ -56,13 +56,14 @@ final class ConvertSpecTests: XCTestCase {
     /// The manifest record of the baseline's fifth option set (`--set contrast=35 --set grain=40 --set vignette=-30
     /// --set dust=50 --film 0001002 --strength 70 --format png`), as LightWork 0.2.0 wrote it before the spec existed:
     /// the same settings, hence the same digest, so outputs of earlier runs are still reused. (`--tone linear`: 0.2.0
-    /// had no base tone; exports now default to `standard`, which is recorded and so changes the digest.)
+    /// had no base tone; exports now default to `standard`, which is recorded and so changes the digest. `--demosaic
+    /// ahd`: 0.2.0's default; the default is now `dual`, recorded likewise, so a run with defaults redoes old outputs.)
     func testManifestSettingsAreThoseEarlierRunsRecorded() throws {
         let dir = try TestPaths.temporaryDirectory(self)
         let out = dir.appendingPathComponent("out")
         let r = try CLIRunner.run(["convert", SampleSceneTests.samples.appendingPathComponent("scene-srgb.png").path, "-o", out.path,
                                    "--set", "contrast=35", "--set", "grain=40", "--set", "vignette=-30", "--set", "dust=50",
-                                   "--film", "0001002", "--strength", "70", "--format", "png", "--tone", "linear", "-q"],
+                                   "--film", "0001002", "--strength", "70", "--format", "png", "--tone", "linear", "--demosaic", "ahd", "-q"],
                                   environment: ["XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path])
         XCTAssertEqual(r.status, 0, r.stderr)
         let m = try Manifest.decode(Data(contentsOf: out.appendingPathComponent("manifest.json")))

@@ -230,10 +230,11 @@ final class DenoiseTests: XCTestCase {
         let decision = try XCTUnwrap(entry.input.decisions?["denoise"])
         print("denoise auto on Samples/scene.dng: \(decision)")
         XCTAssertTrue(decision.hasPrefix("strength ") && decision.contains("auto"), decision)
-        // The committed sample has 1.5 raw units of noise: a clean file gets (nearly) the lowest strength (measured:
-        // 27, its fine lines and zone plate read as 1.09 % noise).
+        // The committed sample has 1.5 raw units of noise: a clean file gets a strength near the lowest, 25 (measured:
+        // 33 with the default dual demosaic, whose finer zone plate and line groups read as 1.57 % noise; 27 and
+        // 1.09 % with AHD, which blurs them), well under what a noisy file gets (40-60 in the ISO sweep above).
         let strength = try XCTUnwrap(Int(decision.dropFirst("strength ".count).prefix { $0.isNumber }))
-        XCTAssertLessThanOrEqual(strength, 30, decision)
+        XCTAssertLessThanOrEqual(strength, 36, decision)
         XCTAssertEqual(spec.settings.develop?["denoise"], "auto")
     }
 

@@ -89,7 +89,7 @@ final class LibRawCrossCheckTests: XCTestCase {
         let files = try everyRAW(dir)
         let tool = try tool("dcraw_emu")
         for colorModel in DecodeOptions.ColorModel.allCases {
-            var decode = DecodeOptions()
+            var decode = LibRawCrossCheck.decodeOptions
             decode.colorModel = colorModel
             let settings = LibRawCrossCheck.Settings(decode: decode)
             let results = try files.map { try LibRawCrossCheck.check($0, settings: settings, dcrawEmu: tool) }
@@ -107,7 +107,7 @@ final class LibRawCrossCheckTests: XCTestCase {
     // MARK: - The comparison, on pictures with a known answer
 
     /// LightWork's decode of `url` and LibRaw's, for feeding the comparison altered pictures.
-    func decodes(_ url: URL, _ decode: DecodeOptions = DecodeOptions()) throws -> (lightWork: DecodedImage, baseline: Double, libRaw: ImageFile) {
+    func decodes(_ url: URL, _ decode: DecodeOptions = LibRawCrossCheck.decodeOptions) throws -> (lightWork: DecodedImage, baseline: Double, libRaw: ImageFile) {
         let libRaw = try LibRawCrossCheck.decodeWithLibRaw(url, tool: try tool("dcraw_emu"), arguments: LibRawCrossCheck.dcrawEmuArguments(for: decode))
         return (try RawDecoder.decode(url: url, options: decode), try RawDecoder.baselineExposure(url: url, options: decode), libRaw)
     }
@@ -116,7 +116,7 @@ final class LibRawCrossCheckTests: XCTestCase {
     /// computation: the comparison must find them equal (half-float rounding aside), BaselineExposure taken out,
     /// on every shared sample and both repository DNGs.
     func testTheSameDecodeComparesAsEqual() throws {
-        var decode = DecodeOptions()
+        var decode = LibRawCrossCheck.decodeOptions
         decode.colorModel = .libraw
         decode.demosaic = .libRawAHD
         let shared = try TestPaths.sharedFiles("raw")
@@ -209,7 +209,7 @@ final class LibRawCrossCheckTests: XCTestCase {
             return SIMD4(grey + 0.5 * (p.x - grey), grey + 0.5 * (p.y - grey), grey + 0.5 * (p.z - grey), p.w)
         }
         for (model, name, change) in [(DecodeOptions.ColorModel.dng, "red and blue swapped", swapRedBlue), (.libraw, "halfway to grey", halfToGrey)] {
-            var decode = DecodeOptions()
+            var decode = LibRawCrossCheck.decodeOptions
             decode.colorModel = model
             let d = try decodes(Self.samples.appendingPathComponent("scene.dng"), decode)
             let image = d.lightWork.image.copy()

@@ -42,7 +42,7 @@ public struct DecodedImage: Sendable {
 /// Settings that change how inputs are decoded.
 public struct DecodeOptions: Sendable, Codable, Equatable {
     /// LibRaw demosaic algorithm (`--demosaic`).
-    public var demosaic: Demosaic = .ahd
+    public var demosaic: Demosaic = .dual
     /// Rendering intent for ICC inputs (`--intent`).
     public var intent: RenderingIntent = .relative
     /// Refuse images with more pixels than this, before allocating (`--max-pixels`).
@@ -71,7 +71,7 @@ public struct DecodeOptions: Sendable, Codable, Equatable {
         case libraw
     }
 
-    /// `ahd` (the default), `rcd` and `dual` are LightWork's own kernels (`BayerDemosaic`) on 2×2 Bayer files and
+    /// `dual` (the default), `ahd` and `rcd` are LightWork's own kernels (`BayerDemosaic`) on 2×2 Bayer files and
     /// LightWork's X-Trans demosaic on X-Trans files; elsewhere LibRaw's AHD runs (LibRaw has neither RCD nor dual);
     /// `libraw-ahd` is always LibRaw's; the others are LibRaw's algorithms of those names.
     public enum Demosaic: String, Sendable, Codable, CaseIterable {

@@ -289,7 +289,7 @@ public enum RawDecoder {
                   let square = PixelAspect.stretchedSize(width: sensorWidth, height: sensorHeight, aspect: aspect) else {
                 throw LightWorkError.decodeFailed("LibRaw's image size \(d.sizes.iwidth)x\(d.sizes.iheight) (sensor \(sensorWidth)x\(sensorHeight), pixel aspect \(aspect)) is not one LightWork can read")
             }
-            // AHD (the default), RCD and dual on an ordinary Bayer mosaic are LightWork's own (BayerDemosaic), and so is
+            // Dual (the default), AHD and RCD on an ordinary Bayer mosaic are LightWork's own (BayerDemosaic), and so is
             // the demosaic of an ordinary X-Trans mosaic for any of them (XTransDemosaic); LibRaw does the rest.
             // --wb other than camera: its multipliers replace the file's balance (LibRaw's through user_mul).
             let chosenBalance = options.develop[LightWork.WhiteBalance.self]

@@ -7,7 +7,7 @@ import CTIFF
 
 /// LightWork's own version and the versions of the libraries it is linked with (manifest, `--version`).
 public enum LightWorkVersion {
-    public static let current = "0.2.0"
+    public static let current = "0.3.0"
 
     public static var libraries: [String: String] {
         let lcms = Int(cmsGetEncodedCMMversion())

@@ -12,6 +12,15 @@ import Foundation
 /// that known gain is taken out of LightWork's image before comparing (and reported in the figures).
 public enum LibRawCrossCheck {
     /// What is compared and how strictly.
+    /// LightWork's decode for the comparison unless told otherwise: the default settings with LightWork's AHD, the
+    /// algorithm `dcraw_emu` runs, so the two pictures differ by the decode (geometry, levels, colour) and not by two
+    /// demosaics' handling of fine texture (the default dual resolves a zone plate AHD blurs).
+    public static var decodeOptions: DecodeOptions {
+        var decode = DecodeOptions()
+        decode.demosaic = .ahd
+        return decode
+    }
+
     public struct Settings: Sendable, Codable, Equatable {
         /// LightWork's decode (demosaic and colour model); `dcraw_emu` gets the demosaic's LibRaw quality.
         public var decode: DecodeOptions
@@ -19,7 +28,7 @@ public enum LibRawCrossCheck {
         public var grid = 8
         public var limits: Limits
         /// `decode` with the limits measured for its colour model.
-        public init(decode: DecodeOptions = DecodeOptions()) {
+        public init(decode: DecodeOptions = LibRawCrossCheck.decodeOptions) {
             self.decode = decode
             limits = Limits.measured(for: decode.colorModel)
         }
