@@ -6,11 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { FAST_BITS = 11 };
+enum { FAST_BITS = 11, FULL_BITS = 12 };
 
 typedef struct {
     int defined;
     uint16_t fast[1 << FAST_BITS];   // (code length << 8 | symbol) of the code the next FAST_BITS bits start; 0: longer
+    // (difference << 8 | code and extra bits' length) where the next FULL_BITS bits hold a whole difference, so
+    // most samples take one lookup and one shift; 0: decoded by parts (longer codes and categories). Per stream.
+    int32_t full[1 << FULL_BITS];
     int32_t maxcode[18];              // largest code of each length (-1: none), T.81 F.2.2.3
     int32_t valoff[18];               // symbols[valoff[l] + code] is the symbol of an l-bit code
     uint8_t symbols[256];
@@ -59,9 +62,43 @@ static int build(table *t, const uint8_t *counts, const uint8_t *symbols, int n)
     return 1;
 }
 
+// The whole differences of `t` (its `full`), read as difference() reads them by parts.
+static void build_full(table *t, int dng_1_1) {
+    for (int idx = 0; idx < 1 << FULL_BITS; idx++) {
+        unsigned e = t->fast[idx >> (FULL_BITS - FAST_BITS)];
+        int32_t entry = 0;
+        if (e) {
+            int len = (int)(e >> 8), s = e & 0xFF;
+            if (s == 0) entry = len;
+            else if (s == 16) entry = dng_1_1 ? (int32_t)((uint32_t)-32768 << 8) | len : 0;
+            else if (len + s <= FULL_BITS) {
+                int32_t d = (int32_t)((unsigned)idx >> (FULL_BITS - len - s)) & ((1 << s) - 1);
+                if ((d & (1 << (s - 1))) == 0) d -= (1 << s) - 1;
+                entry = (int32_t)((uint32_t)d << 8) | (len + s);
+            }
+        }
+        t->full[idx] = entry;
+    }
+}
+
 // Tops the buffer up to at least 57 bits, or to what is left: 0xFF 0x00 is a data 0xFF; 0xFF then anything
-// else (a marker, or the stream's end) ends the data, as LibRaw's bit reader stops there.
+// else (a marker, or the stream's end) ends the data, as LibRaw's bit reader stops there. Eight bytes without
+// an 0xFF among them are taken at once (the same bytes as one at a time).
 static void fill(bits *b) {
+    if (b->count <= 56 && !b->ended && b->end - b->p >= 8) {
+        uint64_t x;
+        memcpy(&x, b->p, 8);
+        uint64_t n = ~x;   // an 0xFF byte of x is a zero byte of n
+        if (((n - 0x0101010101010101ull) & ~n & 0x8080808080808080ull) == 0) {
+            int k = (64 - b->count) >> 3;   // whole bytes that fit: the byte loop would take as many
+            uint64_t be = __builtin_bswap64(x);
+            if (k < 8) be &= ~0ull << (64 - 8 * k);
+            b->buffer |= be >> b->count;
+            b->count += 8 * k;
+            b->p += k;
+            return;
+        }
+    }
     while (b->count <= 56 && !b->ended) {
         if (b->p >= b->end) { b->ended = 1; break; }
         uint8_t c = *b->p;
@@ -92,6 +129,14 @@ static inline int skip(bits *b, int n) {
 
 // The next difference, or 0x7fffffff when the data ends or holds a code the table lacks.
 static inline int32_t difference(bits *b, const table *t, int dng_1_1) {
+    if (b->count < FULL_BITS) fill(b);
+    int32_t whole = t->full[b->buffer >> (64 - FULL_BITS)];
+    int total = whole & 0xFF;
+    if (total != 0 && total <= b->count) {
+        b->buffer <<= total;
+        b->count -= total;
+        return whole >> 8;
+    }
     unsigned look = peek(b, 16);
     unsigned e = t->fast[look >> (16 - FAST_BITS)];
     int len, s;
@@ -208,7 +253,7 @@ scan:
     if (predictor < 1 || predictor > 7) return fail(r, LW_LJPEG_UNSUPPORTED, "predictor %d", predictor);
     if (width < 1 || height < 1) return fail(r, LW_LJPEG_CORRUPT, "frame of %dx%d", width, height);
     // Component c takes the table LibRaw gives it: the defined table with the largest id up to c.
-    const table *use[4];
+    table *use[4];
     for (int c = 0; c < ncomp; c++) {
         int id = c;
         while (id >= 0 && !tables[id].defined) id--;
@@ -216,6 +261,8 @@ scan:
         if (id != selector[c]) return fail(r, LW_LJPEG_UNSUPPORTED, "component %d selects table %d where LibRaw uses %d", c, selector[c], id);
         use[c] = &tables[id];
     }
+    for (int c = 0; c < ncomp; c++)
+        if (c == 0 || use[c] != use[c - 1]) build_full(use[c], tg->dng_1_1);   // the components' tables, once each (in id order, so equal ones are adjacent)
     // The samples must fill the target's rows and may pass them only off the image's bottom.
     uint64_t line = (uint64_t)width * (uint64_t)ncomp;
     uint64_t samples = line * (uint64_t)height, needed = (uint64_t)tg->wrap * (uint64_t)tg->rows;
@@ -241,39 +288,57 @@ scan:
     for (int c = 0; c < 4; c++) first[c] = (uint16_t)(1u << (bitsOut - 1));
     int status = LW_LJPEG_OK;
     int row = 0, col = 0;
+    const int dng_1_1 = tg->dng_1_1;
     for (int y = 0; y < height && status == LW_LJPEG_OK; y++) {
         uint16_t *cur = lines[y & 1], *up = lines[(y + 1) & 1];
-        for (int i = 0, c = 0; i < n; i++, c = c + 1 == nc ? 0 : c + 1) {
-            int32_t d = difference(&b, use[c], tg->dng_1_1);
+        int i = 0;
+        // A line's first samples predict from the first ones of the line above (the first line: 2^(bits - 1)).
+        for (int c = 0; c < nc && i < n; c++, i++) {
+            int32_t d = difference(&b, use[c], dng_1_1);
             if (d == 0x7fffffff) { status = fail(r, LW_LJPEG_CORRUPT, "the entropy data ends or breaks at line %d", y); break; }
-            int pred;
-            if (i < nc) {
-                pred = first[c];
-            } else {
-                int a = cur[i - nc];
-                if (y == 0) pred = a;
-                else {
-                    int bb = up[i], cc = up[i - nc];
-                    switch (predictor) {
-                    case 1: pred = a; break;
-                    case 2: pred = bb; break;
-                    case 3: pred = cc; break;
-                    case 4: pred = a + bb - cc; break;
-                    case 5: pred = a + ((bb - cc) >> 1); break;
-                    case 6: pred = bb + ((a - cc) >> 1); break;
-                    default: pred = (a + bb) >> 1; break;
-                    }
-                }
-            }
-            uint16_t v = (uint16_t)(pred + d);
+            uint16_t v = (uint16_t)(first[c] + d);
             if (v >> limit) { status = fail(r, LW_LJPEG_CORRUPT, "sample %u exceeds %d bits at line %d", v, limit, y); break; }
             cur[i] = v;
-            if (i < nc) first[c] = v;    // a line's first samples predict from the one above
+            first[c] = v;
         }
         if (status != LW_LJPEG_OK) break;
-        // Emit the line: `wrap` samples per mosaic row, dropped right of the mosaic and below the target's rows.
-        for (int i = 0; i < n; i++) {
-            if (row < tg->rows && tg->x0 + col < tg->width) tg->raw[(size_t)(tg->y0 + row) * tg->pitch + (size_t)(tg->x0 + col)] = cur[i];
+        if (y == 0 || predictor == 1) {
+            // The sample to the left: predictor 1, and every predictor on the first line.
+            for (int c = 0; i < n; i++, c = c + 1 == nc ? 0 : c + 1) {
+                int32_t d = difference(&b, use[c], dng_1_1);
+                if (d == 0x7fffffff) { status = fail(r, LW_LJPEG_CORRUPT, "the entropy data ends or breaks at line %d", y); break; }
+                uint16_t v = (uint16_t)(cur[i - nc] + d);
+                if (v >> limit) { status = fail(r, LW_LJPEG_CORRUPT, "sample %u exceeds %d bits at line %d", v, limit, y); break; }
+                cur[i] = v;
+            }
+        } else {
+            for (int c = 0; i < n; i++, c = c + 1 == nc ? 0 : c + 1) {
+                int32_t d = difference(&b, use[c], dng_1_1);
+                if (d == 0x7fffffff) { status = fail(r, LW_LJPEG_CORRUPT, "the entropy data ends or breaks at line %d", y); break; }
+                int a = cur[i - nc], bb = up[i], cc = up[i - nc], pred;
+                switch (predictor) {
+                case 2: pred = bb; break;
+                case 3: pred = cc; break;
+                case 4: pred = a + bb - cc; break;
+                case 5: pred = a + ((bb - cc) >> 1); break;
+                case 6: pred = bb + ((a - cc) >> 1); break;
+                default: pred = (a + bb) >> 1; break;
+                }
+                uint16_t v = (uint16_t)(pred + d);
+                if (v >> limit) { status = fail(r, LW_LJPEG_CORRUPT, "sample %u exceeds %d bits at line %d", v, limit, y); break; }
+                cur[i] = v;
+            }
+        }
+        if (status != LW_LJPEG_OK) break;
+        // Emit the line: `wrap` samples per mosaic row, dropped right of the mosaic and below the target's rows
+        // (a line that is exactly one whole mosaic row inside the target is copied at once).
+        if (col == 0 && n == tg->wrap && row < tg->rows && tg->x0 + n <= tg->width) {
+            memcpy(tg->raw + (size_t)(tg->y0 + row) * tg->pitch + (size_t)tg->x0, cur, (size_t)n * sizeof *cur);
+            row++;
+            continue;
+        }
+        for (int k = 0; k < n; k++) {
+            if (row < tg->rows && tg->x0 + col < tg->width) tg->raw[(size_t)(tg->y0 + row) * tg->pitch + (size_t)(tg->x0 + col)] = cur[k];
             if (++col >= tg->wrap) { col = 0; row++; }
         }
     }
