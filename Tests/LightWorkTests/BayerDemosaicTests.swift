@@ -123,25 +123,31 @@ final class BayerDemosaicTests: XCTestCase {
     }
 }
 
+/// `kernel` (`BayerKernel.demosaic`: lw_demosaic.h's tile contract) over a w × h RGGB mosaic above a black of 64,
+/// balanced by the scales 1/4000, 1/2000, 1/2000, 1/1000 (so raw 1064, 564, 564, 314 all give 0.25), on `threads`.
+func demosaicTestMosaic(_ raw: [UInt16], width w: Int, height h: Int, kernel: BayerKernel, threads: Int = 1) -> [UInt16] {
+    var b = lw_bayer()
+    b.pitch = w
+    b.width = Int32(w)
+    b.height = Int32(h)
+    b.colour = (0, 1, 1, 2)
+    b.black = (64, 64, 64, 64)
+    b.scale = (1.0 / 4000, 1.0 / 2000, 1.0 / 2000, 1.0 / 1000)
+    b.to_xyz = (0.4, 0.35, 0.2, 0.2, 0.7, 0.1, 0.02, 0.12, 0.95)   // AHD's homogeneity space; RCD and dual ignore it
+    var out = [UInt16](repeating: 9, count: w * h * 4)
+    raw.withUnsafeBufferPointer { r in
+        b.raw = r.baseAddress
+        out.withUnsafeMutableBufferPointer { o in kernel.demosaic(&b, into: o.baseAddress!, engine: EngineConfiguration(threads: threads)) }
+    }
+    return out
+}
+
 /// Demosaics a flat grey mosaic (R, G, G, B of one grey over black 64, balanced so every site gives 0.25) tile by
-/// tile with `kernel` (`BayerKernel.demosaic`: lw_demosaic.h's tile contract, shared by AHD and RCD) and asserts
-/// every pixel is that grey.
+/// tile with `kernel` and asserts every pixel is that grey.
 func assertFlatMosaicGivesOneColour(sizes: [(Int, Int)], kernel: BayerKernel, file: StaticString = #filePath, line: UInt = #line) {
     for (w, h) in sizes {
         let raw = (0..<(w * h)).map { i -> UInt16 in [1064, 564, 564, 314][((i / w) & 1) * 2 + ((i % w) & 1)] }
-        var b = lw_bayer()
-        b.pitch = w
-        b.width = Int32(w)
-        b.height = Int32(h)
-        b.colour = (0, 1, 1, 2)
-        b.black = (64, 64, 64, 64)
-        b.scale = (1.0 / 4000, 1.0 / 2000, 1.0 / 2000, 1.0 / 1000)   // white balance: every site balances to 0.25
-        b.to_xyz = (0.4, 0.35, 0.2, 0.2, 0.7, 0.1, 0.02, 0.12, 0.95)   // AHD's homogeneity space; RCD ignores it
-        var out = [UInt16](repeating: 9, count: w * h * 4)
-        raw.withUnsafeBufferPointer { r in
-            b.raw = r.baseAddress
-            out.withUnsafeMutableBufferPointer { o in kernel.demosaic(&b, into: o.baseAddress!, engine: EngineConfiguration(threads: 1)) }
-        }
+        let out = demosaicTestMosaic(raw, width: w, height: h, kernel: kernel)
         for i in 0..<(w * h) where Array(out[(4 * i)..<(4 * i + 4)]) != [16384, 16384, 16384, 0] {
             XCTFail("\(w)×\(h) pixel \(i): \(Array(out[(4 * i)..<(4 * i + 4)])) is not the flat grey", file: file, line: line)
             break

@@ -104,28 +104,13 @@ final class RCDDemosaicTests: XCTestCase {
         var rng = SeededRandom(seed: 3, stream: 0)
         func mosaic(_ level: (Int, Int) -> Double) -> [UInt16] {
             (0..<(w * h)).map { i in
-                // Grey in balanced units (the scales below balance every site), noise σ 0.4 % of white.
+                // Grey in balanced units (demosaicTestMosaic's scales balance every site), noise σ 0.4 % of white.
                 let v = level(i % w, i / w) + 0.008 * (rng.unit() + rng.unit() + rng.unit() - 1.5)
                 let gain: [Double] = [4000, 2000, 2000, 1000]
                 return UInt16(max(0, min(4095, 64 + v * gain[((i / w) & 1) * 2 + ((i % w) & 1)])))
             }
         }
-        func run(_ raw: [UInt16], _ kernel: BayerKernel) -> [UInt16] {
-            var b = lw_bayer()
-            b.pitch = w
-            b.width = Int32(w)
-            b.height = Int32(h)
-            b.colour = (0, 1, 1, 2)
-            b.black = (64, 64, 64, 64)
-            b.scale = (1.0 / 4000, 1.0 / 2000, 1.0 / 2000, 1.0 / 1000)
-            b.to_xyz = (0.4, 0.35, 0.2, 0.2, 0.7, 0.1, 0.02, 0.12, 0.95)
-            var out = [UInt16](repeating: 9, count: w * h * 4)
-            raw.withUnsafeBufferPointer { r in
-                b.raw = r.baseAddress
-                out.withUnsafeMutableBufferPointer { o in kernel.demosaic(&b, into: o.baseAddress!, engine: EngineConfiguration(threads: 2)) }
-            }
-            return out
-        }
+        func run(_ raw: [UInt16], _ kernel: BayerKernel) -> [UInt16] { demosaicTestMosaic(raw, width: w, height: h, kernel: kernel, threads: 2) }
         /// The largest difference between dual and RCD in 16-bit codes, and the share of samples that differ by more than 1 % of white.
         func departure(_ raw: [UInt16]) -> (max: Int, share: Double) {
             let dual = run(raw, .dual), rcd = run(raw, .rcd)
