@@ -3,11 +3,12 @@
 // takes the other two colours from a median of RCD's colour differences around it. Near and past Nyquist RCD's
 // colour differences turn into false-colour patterns; their median (9 taps in rows, then in columns) is the colour
 // the texture really has (zero on a grey zone plate or line pattern, the majority's on a colour edge), and the mosaic
-// value itself carries the detail RCD's interpolation lost. The two estimates are mixed by the local gradient energy
-// of RCD's green, so flat areas keep RCD's lower noise. RCD's direction filter vanishes on stripes 2 pixels apart,
-// so where it is undecided a test of adjacent-pixel differences (step 3b) decides instead.
-// Every loop is branch-free over whole rows so that it vectorises; the same C is built for AVX2 and for baseline
-// x86-64 without FMA, so both give the same bytes.
+// value itself carries the detail RCD's interpolation lost. The two estimates are mixed by periodic-texture energy
+// (step 8: where RCD's green zigzags on both sides of a pixel), so edges, lone lines, noise and flat areas keep RCD's
+// values, and a tile with none skips the second estimate. RCD's direction filter vanishes on stripes 2 pixels
+// apart, so where it is undecided a test of adjacent-pixel differences (step 3b) decides instead.
+// Every loop is branch-free over whole rows so that it vectorises (the one branch, per tile, picks whether the
+// second estimate runs); the same C is built for AVX2 and for baseline x86-64 without FMA, so both give the same bytes.
 #include "lw_demosaic.h"
 #include "lw_cpu.h"
 #include "bayer_tile.h"
