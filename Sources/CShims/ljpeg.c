@@ -2,6 +2,7 @@
 // (contract in lw_ljpeg.h). Every read is bounded by the stream's size: a fuzzed stream fails, never overreads.
 #include "lw_ljpeg.h"
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,12 +13,14 @@ typedef struct {
     int defined;
     uint16_t fast[1 << FAST_BITS];   // (code length << 8 | symbol) of the code the next FAST_BITS bits start; 0: longer
     // (difference << 8 | code and extra bits' length) where the next FULL_BITS bits hold a whole difference, so
-    // most samples take one lookup and one shift; 0: decoded by parts (longer codes and categories). Per stream.
-    int32_t full[1 << FULL_BITS];
+    // most samples take one lookup and one shift; 0: decoded by parts (longer codes and categories). Built per
+    // stream (`whole` set), and only for streams long enough to repay the build.
+    int whole;
     int32_t maxcode[18];              // largest code of each length (-1: none), T.81 F.2.2.3
     int32_t valoff[18];               // symbols[valoff[l] + code] is the symbol of an l-bit code
     uint8_t symbols[256];
     int longest;
+    int32_t full[1 << FULL_BITS];     // last: build() clears the fields before it only
 } table;
 
 typedef struct {
@@ -40,7 +43,7 @@ static unsigned be16(const uint8_t *p) { return (unsigned)p[0] << 8 | p[1]; }
 
 // Canonical codes from the 16 counts and the symbols (T.81 Annex C); 0 when the counts oversubscribe the code space.
 static int build(table *t, const uint8_t *counts, const uint8_t *symbols, int n) {
-    memset(t, 0, sizeof *t);
+    memset(t, 0, offsetof(table, full));   // `full` is written whole by build_full, or never read
     memcpy(t->symbols, symbols, (size_t)n);
     int32_t code = 0;
     int k = 0;
@@ -79,6 +82,7 @@ static void build_full(table *t, int dng_1_1) {
         }
         t->full[idx] = entry;
     }
+    t->whole = 1;
 }
 
 // Tops the buffer up to at least 57 bits, or to what is left: 0xFF 0x00 is a data 0xFF; 0xFF then anything
@@ -129,13 +133,15 @@ static inline int skip(bits *b, int n) {
 
 // The next difference, or 0x7fffffff when the data ends or holds a code the table lacks.
 static inline int32_t difference(bits *b, const table *t, int dng_1_1) {
-    if (b->count < FULL_BITS) fill(b);
-    int32_t whole = t->full[b->buffer >> (64 - FULL_BITS)];
-    int total = whole & 0xFF;
-    if (total != 0 && total <= b->count) {
-        b->buffer <<= total;
-        b->count -= total;
-        return whole >> 8;
+    if (t->whole) {
+        if (b->count < FULL_BITS) fill(b);
+        int32_t whole = t->full[b->buffer >> (64 - FULL_BITS)];
+        int total = whole & 0xFF;
+        if (total != 0 && total <= b->count) {
+            b->buffer <<= total;
+            b->count -= total;
+            return whole >> 8;
+        }
     }
     unsigned look = peek(b, 16);
     unsigned e = t->fast[look >> (16 - FAST_BITS)];
@@ -261,14 +267,20 @@ scan:
         if (id != selector[c]) return fail(r, LW_LJPEG_UNSUPPORTED, "component %d selects table %d where LibRaw uses %d", c, selector[c], id);
         use[c] = &tables[id];
     }
-    for (int c = 0; c < ncomp; c++)
-        if (c == 0 || use[c] != use[c - 1]) build_full(use[c], tg->dng_1_1);   // the components' tables, once each (in id order, so equal ones are adjacent)
     // The samples must fill the target's rows and may pass them only off the image's bottom.
     uint64_t line = (uint64_t)width * (uint64_t)ncomp;
     uint64_t samples = line * (uint64_t)height, needed = (uint64_t)tg->wrap * (uint64_t)tg->rows;
     if ((uint64_t)width * (uint64_t)height >= 0x7fffffffu) return fail(r, LW_LJPEG_UNSUPPORTED, "frame of %dx%d", width, height);
     if (samples < needed) return fail(r, LW_LJPEG_UNSUPPORTED, "%llu samples for a tile of %llu", (unsigned long long)samples, (unsigned long long)needed);
     if (samples > needed && !tg->reaches_bottom) return fail(r, LW_LJPEG_UNSUPPORTED, "%llu samples overrun a tile of %llu", (unsigned long long)samples, (unsigned long long)needed);
+    // The components' tables get their whole-difference lookup (once each: equal ones are adjacent, in id order)
+    // when the stream has at least as many samples per table as the lookup has entries; a small tile (16 × 16
+    // tiles of 256 samples exist) would spend more on the build than it saves.
+    int distinct = 0;
+    for (int c = 0; c < ncomp; c++) distinct += c == 0 || use[c] != use[c - 1];
+    if (samples >= (uint64_t)distinct << FULL_BITS)
+        for (int c = 0; c < ncomp; c++)
+            if (c == 0 || use[c] != use[c - 1]) build_full(use[c], tg->dng_1_1);
 
     uint16_t stack[2][2 * 4 * 256];
     uint16_t *heap = NULL;
