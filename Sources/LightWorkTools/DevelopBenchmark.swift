@@ -76,7 +76,7 @@ public enum DevelopBenchmark {
         let onList = DevelopStage.modules.map { "\($0.descriptor.name) \(typical[$0.descriptor.name]!)" }.joined(separator: ", ")
         // The target was set (≤ 1 s on two cores) on a machine where AHD, the default then, took 0.45 s: the same
         // demosaic timed here, in this run, says how this machine compares.
-        let demosaic = DemosaicBenchmark.fastest(.ahd, mosaic: DemosaicBenchmark.noise(width * height), width: width, height: height, engine: engine) * scale
+        let demosaic = DemosaicBenchmark.fastest(.ahd, mosaic: .init(name: "seeded noise", width: width, height: height, values: DemosaicBenchmark.noise(width * height)), engine: engine) * scale
         lines.append("  develop stage, everything on (\(onList)), with the plane conversions: "
                      + String(format: "%.3f s per 24 MP (%.3f s cpu); target ≤ 1 s on two cores", stage.wall * scale, stage.cpu * scale))
         lines.append(String(format: "  AHD (the default when the target was set) on the same threads in this run: %.3f s per 24 MP, the stage %.2f× it (where the target was set: 0.45 s, so 1 s was %.2f×)",
