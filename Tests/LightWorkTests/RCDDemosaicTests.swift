@@ -79,7 +79,7 @@ final class RCDDemosaicTests: XCTestCase {
     func testDualIsCloserToTheIdealThanRCDAndAHD() throws {
         let dir = try TestPaths.temporaryDirectory(self)
         // Measured on these 960×640 scenes (8-bit ideal): photo dual 0.6564, RCD 0.6563, AHD 0.756 (dual is RCD
-        // wherever there is no periodic texture); chart dual 2.85, RCD 4.84, AHD 4.52. Limits: about twice dual's
+        // wherever there is no periodic texture); chart dual 2.92, RCD 4.84, AHD 4.52. Limits: about twice dual's
         // error; RCD's within 1 % on the photo, below RCD's and AHD's on the chart.
         let limits: [String: Double] = ["photo-1": 1.3, "chart-1": 6.0]
         for scene in [try makeScene("photo", seed: 1, in: dir), try makeScene("chart", seed: 1, in: dir)] {

@@ -114,7 +114,7 @@ final class XTransDemosaicTests: XCTestCase {
         var options = DecodeOptions()
         options.develop[Highlights.self] = .reconstruct
         XCTAssertEqual(try RawDecoder.decode(url: scene.dng, options: options).details["demosaic"],
-                       "xtrans (3 passes) (LibRaw, in place of dual, which LightWork runs on ordinary Bayer and X-Trans files only)")
+                       "xtrans (3 passes) (LibRaw, in place of dual: --highlights reconstruct is LightWork's on 2×2 Bayer mosaics only)")
         options = DecodeOptions()
         options.demosaic = .vng
         XCTAssertEqual(try RawDecoder.decode(url: scene.dng, options: options).details["demosaic"], "vng (LibRaw)")

@@ -341,10 +341,14 @@ public enum RawDecoder {
             details["whiteBalance"] = chosen?.decision
                 ?? "\(balance.rawValue), multipliers " + [multipliers.x, multipliers.y, multipliers.z].map { String(format: "%.4f", $0) }.joined(separator: " ")
             if reconstruct, !own { details["highlights"] = "reconstruct (LibRaw highlight mode \(Highlights.libRawMode))" }
-            // RCD and dual are LightWork's alone: where their kernel cannot run, the record says what LibRaw ran instead.
+            // RCD and dual are LightWork's alone: where their kernel cannot run, the record says what LibRaw ran instead,
+            // and why when the reason is the request itself (reconstruction on X-Trans) rather than the file.
+            let libRawRan = RawDecoder.libRawDemosaic(quality: options.demosaic.libRawQuality, filters: d.idata.filters, colors: Int(d.idata.colors))
             details["demosaic"] = mosaic != nil ? "\(options.demosaic.rawValue) (LightWork)"
                 : xtrans != nil ? "xtrans (LightWork)"
-                : "\(RawDecoder.libRawDemosaic(quality: options.demosaic.libRawQuality, filters: d.idata.filters, colors: Int(d.idata.colors))) (LibRaw"
+                : kernel != nil && reconstruct && d.idata.filters == 9
+                    ? "\(libRawRan) (LibRaw, in place of \(kernel!.rawValue): --highlights reconstruct is LightWork's on 2×2 Bayer mosaics only)"
+                : "\(libRawRan) (LibRaw"
                   + (kernel != nil && kernel != .ahd ? ", in place of \(kernel!.rawValue), which LightWork runs on ordinary Bayer and X-Trans files only)" : ")")
             let stretcher = own ? "LightWork" : "LibRaw"
             details["pixelAspect"] = aspect == 1 ? "1 (square)"
