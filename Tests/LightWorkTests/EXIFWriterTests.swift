@@ -5,7 +5,7 @@ import XCTest
 /// EXIFWriter's blocks, and the metadata FileConverter carries into JPEG, PNG and TIFF outputs.
 final class EXIFWriterTests: XCTestCase {
     /// Every field LightWork records, with GPS south-west and below sea level, and a stale orientation.
-    private static var full: ImageMetadata {
+    static var full: ImageMetadata {
         var m = ImageMetadata()
         m.make = "OLYMPUS IMAGING CORP."
         m.model = "E-P3"

@@ -27,6 +27,12 @@ public enum AtomicFile {
         public func write(_ data: Data) throws {
             try data.withUnsafeBytes { try write($0) }
         }
+
+        /// Says that some of the file went to the disk past the page cache (O_DIRECT), so the digest reads it
+        /// back the same way instead of pulling 100 MB or more into fresh cache pages.
+        public func markWrittenDirect() { writtenDirect.withLock { $0 = true } }
+
+        let writtenDirect = LockedBox<Bool>(false)
     }
 
     /// What an atomic write left under its final name.
@@ -89,7 +95,9 @@ public enum AtomicFile {
             if open { close(fd) }
             if !renamed { unlink(temporaryPath) }
         }
-        try body(Output(fileDescriptor: fd, temporaryPath: temporaryPath, finalPath: finalPath))
+        let output = Output(fileDescriptor: fd, temporaryPath: temporaryPath, finalPath: finalPath)
+        try body(output)
+        let direct = output.writtenDirect.withLock { $0 }
         // The fsync waits on the disk, not the CPU: hash the bytes meanwhile.
         let synced = LockedBox<Int32>(-1)
         let done = DispatchSemaphore(value: 0)
@@ -98,7 +106,7 @@ public enum AtomicFile {
             synced.withLock { $0 = rc }
             done.signal()
         }
-        let digest = Result { try SHA256.hex(fileDescriptor: fd) }
+        let digest = Result { try SHA256.hex(fileDescriptor: fd, direct: direct) }
         done.wait()
         let syncError = synced.withLock { $0 }
         guard syncError == 0 else { throw failure(syncError, path: finalPath, action: "fsync") }

@@ -24,9 +24,13 @@ public struct TIFFWriter: StreamingImageWriter {
     public static let runBytes = 8 << 20
     /// The threads Deflate strips are compressed on (the bytes are the same for any count).
     public let engine: EngineConfiguration
+    /// Whether a file of at least `TIFFFileSink.directWindowBytes` is written past the page cache (O_DIRECT, where
+    /// the file system allows it). The bytes are the same either way.
+    public let directIO: Bool
 
-    public init(engine: EngineConfiguration = .detected) {
+    public init(engine: EngineConfiguration = .detected, directIO: Bool = true) {
         self.engine = engine
+        self.directIO = directIO
     }
 
     public func encode(_ pixels: EncodedPixels, settings: EncodeSettings, to output: AtomicFile.Output) throws {
@@ -43,7 +47,8 @@ public struct TIFFWriter: StreamingImageWriter {
         let imageBytes = rowBytes * pixels.height
         // Classic TIFF offsets are 32-bit: switch to BigTIFF well before 4 GiB.
         let mode = imageBytes + (settings.iccProfile?.count ?? 0) > 3_900_000_000 ? "w8" : "w"
-        let sink = TIFFFileSink(fd: output.fileDescriptor)
+        // Past the page cache once the file fills the direct writer's window; small files gain nothing from it.
+        let sink = TIFFFileSink(fd: output.fileDescriptor, directIO: directIO && imageBytes >= TIFFFileSink.directWindowBytes)
         guard let tif = sink.open(name: output.finalPath, mode: mode) else { throw failure(sink, output, "cannot start the TIFF") }
         var handleOpen = true
         defer { if handleOpen { TIFFCleanup(tif) } }
@@ -123,7 +128,8 @@ public struct TIFFWriter: StreamingImageWriter {
         guard TIFFFlush(tif) != 0 else { throw failure(sink, output, "cannot write the TIFF directory") }
         handleOpen = false
         TIFFClose(tif)
-        if sink.errorCode != 0 { throw AtomicFile.failure(sink.errorCode, path: output.finalPath, action: "write") }
+        guard sink.finish(), sink.errorCode == 0 else { throw AtomicFile.failure(sink.errorCode, path: output.finalPath, action: "write") }
+        if sink.wroteDirect { output.markWrittenDirect() }
     }
 
     /// Deflate strips compressed on every engine thread, a few strips ahead, and written in order as raw strips:

@@ -21,4 +21,21 @@ enum FullWrite {
         }
         return 0
     }
+
+    /// The same at a file offset (pwrite), leaving the descriptor's position alone.
+    static func pwrite(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64) -> Int32 {
+        guard var p = bytes.baseAddress else { return 0 }
+        var left = bytes.count, at = offset
+        while left > 0 {
+            let n = Glibc.pwrite(fd, p, left, off_t(at))
+            if n < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            p += n
+            left -= n
+            at += Int64(n)
+        }
+        return 0
+    }
 }
