@@ -99,7 +99,7 @@ install: portable man
 	@echo "installed under $(DESTDIR)$(PREFIX)"
 
 deb: portable
-	@rm -rf $(PKG)/root
+	@rm -rf $(PKG)/root $(PKG)/lightwork_*.deb   # a package of an earlier version is not this build's
 	$(MAKE) install PREFIX=/usr DESTDIR=$(CURDIR)/$(PKG)/root
 	scripts/make-deb.sh $(PKG)/root $(PKG)
 	lintian --fail-on error $(PKG)/lightwork_*.deb
