@@ -58,6 +58,58 @@ void median_along(const float *src, float *restrict dst, int s, int j0, int j1, 
     }
 }
 
+// Two neighbouring 9-tap medians share eight values. With those eight as two sorted fours a and b, their 4th and
+// 5th smallest are lo = max over i + j = 3 of min(a_i, b_j) and hi = min of the max; each median is then its own
+// ninth value clamped to [lo, hi]. Min/max only, so the same value as median9 (measured 2× fewer operations).
+#define SORT4(a0, a1, a2, a3) CE(a0, a1) CE(a2, a3) CE(a0, a2) CE(a1, a3) CE(a1, a2)
+#define CE(a, b) { float lo_ = a < b ? a : b, hi_ = a < b ? b : a; a = lo_; b = hi_; }
+static inline __attribute__((always_inline))
+void median_pair(float a0, float a1, float a2, float a3, float b0, float b1, float b2, float b3, float x, float y,
+                 float *mx, float *my) {
+    SORT4(a0, a1, a2, a3)
+    SORT4(b0, b1, b2, b3)
+    float l0 = a0 < b3 ? a0 : b3, l1 = a1 < b2 ? a1 : b2, l2 = a2 < b1 ? a2 : b1, l3 = a3 < b0 ? a3 : b0;
+    float h0 = a0 < b3 ? b3 : a0, h1 = a1 < b2 ? b2 : a1, h2 = a2 < b1 ? b1 : a2, h3 = a3 < b0 ? b0 : a3;
+    float la = l0 < l1 ? l1 : l0, lb = l2 < l3 ? l3 : l2, lo = la < lb ? lb : la;
+    float ha = h0 < h1 ? h0 : h1, hb = h2 < h3 ? h2 : h3, hi = ha < hb ? ha : hb;
+    float cx = x < lo ? lo : x, cy = y < lo ? lo : y;
+    *mx = cx < hi ? cx : hi;
+    *my = cy < hi ? cy : hi;
+}
+#undef CE
+#undef SORT4
+
+// median_along down columns (stride E), two rows at a time; an odd last row by median9.
+static inline __attribute__((always_inline))
+void median_columns(const float *src, float *restrict dst, int j0, int j1, int i0, int i1) {
+    int j = j0;
+    for (; j + 1 < j1; j += 2) {
+        const float *p = src + j * E;
+        float *restrict d0 = dst + j * E, *restrict d1 = d0 + E;
+        for (int i = i0; i < i1; i++)
+            median_pair(p[i - 3 * E], p[i - 2 * E], p[i - E], p[i], p[i + E], p[i + 2 * E], p[i + 3 * E], p[i + 4 * E],
+                        p[i - 4 * E], p[i + 5 * E], d0 + i, d1 + i);
+    }
+    if (j < j1) median_along(src, dst, E, j, j1, i0, i1);
+}
+
+// median_along along rows (stride 1), two columns at a time: each row split into its even and odd samples so the
+// pairs (2k, 2k + 1) run as contiguous vectors, then interleaved back. i0 and i1 must be even, i0 ≥ 4.
+static inline __attribute__((always_inline))
+void median_rows(const float *src, float *restrict dst, int j0, int j1, int i0, int i1) {
+    float ev[E / 2 + 4], od[E / 2 + 4], me[E / 2 + 4], mo[E / 2 + 4];
+    const int k0 = i0 / 2, k1 = i1 / 2;
+    for (int j = j0; j < j1; j++) {
+        const float *p = src + j * E;
+        float *restrict d = dst + j * E;
+        for (int k = k0 - 2; k < k1 + 2; k++) { ev[k] = p[2 * k]; od[k] = p[2 * k + 1]; }
+        for (int k = k0; k < k1; k++)
+            median_pair(od[k - 2], ev[k - 1], od[k - 1], ev[k], od[k], ev[k + 1], od[k + 1], ev[k + 2], ev[k - 2], od[k + 2],
+                        me + k, mo + k);
+        for (int k = k0; k < k1; k++) { d[2 * k] = me[k]; d[2 * k + 1] = mo[k]; }
+    }
+}
+
 // 10. Every output pixel: RCD's estimate mixed towards the mosaic-own one by the texture weight (mix = 0: RCD's
 //     alone, the same bits as a weight of 0).
 static inline __attribute__((always_inline))
@@ -71,9 +123,12 @@ void write_rows(const dual_tile_t *restrict t, int W, int x0, int tw, int th, in
             float g1 = g[i], r1 = g[i] + cr[i], b1 = g[i] + cb[i];
             float rv = clamp01(r1), gv = clamp01(g1), bv = clamp01(b1);
             if (mix) {
-                float own = gm[i] != 0 ? 0 : (rm[i] != 0 ? mr[i] : mb[i]);   // the site's colour minus green, by the median
+                // The site's colour minus green, by the median: every operand loaded first, so the choice is a
+                // select and the loop vectorises (conditional loads kept it scalar, a quarter of dual's time on noise).
+                float vr = mr[i], vb = mb[i], site = rm[i] != 0 ? vr : vb;
+                float own = gm[i] != 0 ? 0.0f : site;
                 float gm2 = clamp01(c[i] - own);
-                float r2 = clamp01(gm2 + mr[i]), b2 = clamp01(gm2 + mb[i]);
+                float r2 = clamp01(gm2 + vr), b2 = clamp01(gm2 + vb);
                 float w = tx[i];
                 rv = clamp01(r1 + w * (r2 - r1)), gv = clamp01(g1 + w * (gm2 - g1)), bv = clamp01(b1 + w * (b2 - b1));
             }
@@ -202,10 +257,10 @@ void tile_body(const lw_bayer *b, int x0, int y0, dual_tile_t *restrict t, uint1
     //    The colour differences' median, along rows (inset R in rows, M in columns) then columns (inset M), into
     //    r and b (free now); vsq serves as the rows' result.
     if (textured) {
-        median_along(t->cr, t->vsq, 1, R, E - R, M, E - M);
-        median_along(t->vsq, t->r, E, M, E - M, M, E - M);
-        median_along(t->cb, t->vsq, 1, R, E - R, M, E - M);
-        median_along(t->vsq, t->b, E, M, E - M, M, E - M);
+        median_rows(t->cr, t->vsq, R, E - R, M, E - M);
+        median_columns(t->vsq, t->r, M, E - M, M, E - M);
+        median_rows(t->cb, t->vsq, R, E - R, M, E - M);
+        median_columns(t->vsq, t->b, M, E - M, M, E - M);
         write_rows(t, W, x0, tw, th, 1, out);
     } else {
         write_rows(t, W, x0, tw, th, 0, out);
