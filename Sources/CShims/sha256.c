@@ -4,6 +4,7 @@
 #include "lw_sha256.h"
 #include "lw_cpu.h"
 #include <immintrin.h>
+#include <string.h>
 
 static const uint32_t K[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -80,4 +81,43 @@ static void blocks_portable(uint32_t state[8], const uint8_t *data, size_t block
 
 void lw_sha256_blocks(uint32_t state[8], const uint8_t *data, size_t blocks) {
     if (lw_cpu_sha()) blocks_sha(state, data, blocks); else blocks_portable(state, data, blocks);
+}
+
+void lw_sha256_init(lw_sha256_ctx *c) {
+    static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    memcpy(c->state, iv, sizeof iv);
+    c->length = 0;
+    c->held = 0;
+}
+
+void lw_sha256_update(lw_sha256_ctx *c, const void *data, size_t n) {
+    const uint8_t *p = data;
+    c->length += n;
+    if (c->held) {
+        size_t take = 64 - c->held < n ? 64 - c->held : n;
+        memcpy(c->block + c->held, p, take);
+        c->held += take; p += take; n -= take;
+        if (c->held < 64) return;
+        lw_sha256_blocks(c->state, c->block, 1);
+        c->held = 0;
+    }
+    if (n >= 64) {
+        lw_sha256_blocks(c->state, p, n / 64);
+        p += n / 64 * 64;
+        n %= 64;
+    }
+    memcpy(c->block, p, n);
+    c->held = n;
+}
+
+void lw_sha256_final(lw_sha256_ctx *c, uint8_t digest[32]) {
+    uint64_t bits = c->length * 8;
+    uint8_t pad[72] = {0x80};
+    size_t zeros = (c->held + 1) % 64 <= 56 ? 56 - (c->held + 1) % 64 : 120 - (c->held + 1) % 64;
+    for (int k = 0; k < 8; k++) pad[1 + zeros + k] = (uint8_t)(bits >> (56 - 8 * k));
+    lw_sha256_update(c, pad, 1 + zeros + 8);
+    for (int k = 0; k < 8; k++) {
+        digest[4 * k] = (uint8_t)(c->state[k] >> 24); digest[4 * k + 1] = (uint8_t)(c->state[k] >> 16);
+        digest[4 * k + 2] = (uint8_t)(c->state[k] >> 8); digest[4 * k + 3] = (uint8_t)c->state[k];
+    }
 }

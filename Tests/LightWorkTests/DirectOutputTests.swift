@@ -66,7 +66,16 @@ final class DirectOutputTests: XCTestCase {
                 let a = dir.appendingPathComponent("cached-\(depth)-\(compression).tif")
                 let b = dir.appendingPathComponent("direct-\(depth)-\(compression).tif")
                 let cached = try TIFFWriter(directIO: false).write(rows: renderer.rows(image, context: context, output: output), settings: settings, to: a)
-                let written = try TIFFWriter(directIO: true).write(rows: renderer.rows(image, context: context, output: output), settings: settings, to: b)
+                var hashedAsWritten: String?
+                let written = try AtomicFile.write(to: b) { out in
+                    try TIFFWriter(directIO: true).encode(rows: renderer.rows(image, context: context, output: output), settings: settings, to: out)
+                    hashedAsWritten = out.written.withLock { $0.digest }
+                }
+                // Uncompressed, libtiff's directory offset is known before the strips: the writer hashes the file as
+                // it writes it and nothing reads it back. Compressed, only a file within one window is (the header
+                // patched before any of it was hashed); the others are read back. Either way the digest is the file's.
+                if compression == .none { XCTAssertNotNil(hashedAsWritten, "\(label): hashed as written") }
+                if let hashedAsWritten { XCTAssertEqual(hashedAsWritten, written.sha256, label) }
                 if compression == .none {
                     // Before anything here reads the files: all but the header block and the tail of the direct one
                     // bypassed the cache, write and read-back alike.
@@ -84,13 +93,14 @@ final class DirectOutputTests: XCTestCase {
 
     /// The writer against a model of the file, with a window of three blocks: appends and header patches alone (as
     /// libtiff writes), then also writes inside the window, patches before it, a write straddling its start, a read, a gap past the end, and a file that
-    /// begins mid-block (written normally from the start).
+    /// begins mid-block (written normally from the start); then appends and gaps with a promised header patch, kept
+    /// and broken. Where the writer has a digest it is coreutils' of the file.
     func testWriterKeepsTheBytesOfEveryWriteOrder() throws {
         let dir = try TestPaths.temporaryDirectory(self)
         let block = Int(LW_DIRECT_ALIGN)
         var seed: UInt64 = 0x5eed
         func next(_ n: Int) -> Int { seed = seed &* 6364136223846793005 &+ 1442695040888963407; return Int((seed >> 33) % UInt64(n)) }
-        for scenario in 0..<4 {
+        for scenario in 0..<6 {
             let url = dir.appendingPathComponent("model-\(scenario).bin")
             let fd = open(url.path, O_RDWR | O_CREAT | O_TRUNC, 0o644)
             XCTAssertGreaterThanOrEqual(fd, 0)
@@ -102,6 +112,9 @@ final class DirectOutputTests: XCTestCase {
             }
             guard let w = lw_direct_writer_new(fd, 3 * block) else { return XCTFail("no writer") }
             defer { lw_direct_writer_free(w) }
+            // Scenarios 4 and 5 write as libtiff does with a promised header patch: 4 keeps the promise, 5 breaks it.
+            let promised: [UInt8] = [1, 2, 3, 4]
+            if scenario >= 4 { promised.withUnsafeBytes { lw_direct_writer_expect(w, 4, $0.baseAddress, 4) } }
             func put(_ bytes: [UInt8], at offset: Int) {
                 XCTAssertEqual(bytes.withUnsafeBytes { lw_direct_writer_pwrite(w, $0.baseAddress, bytes.count, Int64(offset)) }, 0)
                 if model.count < offset + bytes.count { model += [UInt8](repeating: 0, count: offset + bytes.count - model.count) }
@@ -111,6 +124,10 @@ final class DirectOutputTests: XCTestCase {
             for step in 0..<60 {
                 let end = model.count
                 switch (scenario, step % 6) {
+                case (4, 4) where step == 58: put(promised, at: 4)                                  // the promise kept
+                case (5, 4) where step == 58: put([9, 9, 9, 9], at: 4)                              // the promise broken
+                case (4, 3), (5, 3): put(bytes(10), at: end + next(3 * block))                        // a gap in or past the window
+                case (4, _), (5, _): put(bytes(1 + next(2 * block)), at: end)                         // appends
                 case (0, 4): put(bytes(4), at: 4)                                                     // libtiff's order:
                 case (0, _), (_, 0), (_, 1), (_, 2): put(bytes(1 + next(2 * block)), at: end)               // appends
                 case (_, 3): put(bytes(8), at: next(max(1, end - 8)))                                  // anywhere before the end
@@ -126,6 +143,13 @@ final class DirectOutputTests: XCTestCase {
             }
             XCTAssertEqual(lw_direct_writer_finish(w), 0)
             XCTAssertEqual([UInt8](try Data(contentsOf: url)), model, "scenario \(scenario)")
+            // A digest of the writer's, where it has one, is the file's; with every write in order it has one.
+            var digest = [UInt8](repeating: 0, count: 32)
+            if lw_direct_writer_digest(w, &digest) == 1 {
+                XCTAssertEqual(SHA256.hex(digest: digest), try sha256sum(url), "scenario \(scenario)")
+            } else {
+                XCTAssertNotEqual(scenario, 4, "appends, gaps and the promised patch keep the digest")
+            }
             if scenario == 3 { XCTAssertEqual(lw_direct_writer_wrote_direct(w), 0, "a file that starts mid-block is written normally") }
             if scenario == 0, try directIOWorks(in: dir) { XCTAssertEqual(lw_direct_writer_wrote_direct(w), 1) }
         }

@@ -23,11 +23,17 @@ int lw_set_direct_io(int fd, int on);
 /// The writer keeps one window of `window` bytes (a multiple of LW_DIRECT_ALIGN) at the end of what is written:
 /// writes that append to it or land inside it are copied in, and each full window goes to the file with one
 /// O_DIRECT pwrite. Writes wholly before the window (libtiff patching its header at the end) go through the page
-/// cache at once; anything else (a read, a write past the end or straddling the window's start) first writes the
-/// window out normally and turns direct I/O off for the rest of the file. Where the file system refuses O_DIRECT
+/// cache at once; a write at most one window past the end leaves zeros before it in the window (what the file would
+/// read there); anything else (a read, a write further past the end or straddling the window's start) first writes
+/// the window out normally and turns direct I/O off for the rest of the file. Where the file system refuses O_DIRECT
 /// (EINVAL), the same bytes go through the page cache instead. The file's bytes are the same either way.
 /// `lw_direct_writer_finish` writes what is left (the whole blocks directly, the tail normally) and must be
 /// called before the descriptor is synced or hashed. The descriptor is borrowed, and left without O_DIRECT.
+///
+/// Each full window is hashed (SHA-256) on one thread and written on another while the caller fills the next one,
+/// so the digest of a file written from its first byte in order is ready when it is finished, without reading it
+/// back. A write to bytes already hashed spoils that digest unless it was promised (`lw_direct_writer_expect`):
+/// libtiff writes its header first and patches the directory's offset into it at the end.
 typedef struct lw_direct_writer lw_direct_writer;
 
 /// NULL when out of memory.
@@ -44,5 +50,11 @@ int64_t lw_direct_writer_size(const lw_direct_writer *w);
 int lw_direct_writer_finish(lw_direct_writer *w);
 /// 1 when some bytes went to the file with O_DIRECT (so they are not in the page cache).
 int lw_direct_writer_wrote_direct(const lw_direct_writer *w);
+/// Promises that the `count` (≤ 16) bytes at `offset`, not yet hashed, will be overwritten with `bytes` later: they
+/// are hashed as promised, and the digest holds only if that write comes, exactly. One promise per file.
+void lw_direct_writer_expect(lw_direct_writer *w, int64_t offset, const void *bytes, size_t count);
+/// After `lw_direct_writer_finish`: 1 and the SHA-256 of the file's bytes in `digest` when every byte was hashed in
+/// order (the promise kept), else 0 (the caller reads the file back to hash it).
+int lw_direct_writer_digest(lw_direct_writer *w, uint8_t digest[32]);
 
 #endif

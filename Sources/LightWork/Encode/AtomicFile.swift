@@ -28,11 +28,13 @@ public enum AtomicFile {
             try data.withUnsafeBytes { try write($0) }
         }
 
-        /// Says that some of the file went to the disk past the page cache (O_DIRECT), so the digest reads it
-        /// back the same way instead of pulling 100 MB or more into fresh cache pages.
-        public func markWrittenDirect() { writtenDirect.withLock { $0 = true } }
+        /// Says how the writer left the file: `direct` when some of it went to the disk past the page cache
+        /// (O_DIRECT), so a digest reads it back the same way instead of pulling 100 MB or more into fresh cache
+        /// pages; `digest`, the SHA-256 of every byte as written (lower-case hex), when the writer hashed them
+        /// in order, so the file is not read back at all.
+        public func markWritten(direct: Bool, digest: String?) { written.withLock { $0 = (direct, digest) } }
 
-        let writtenDirect = LockedBox<Bool>(false)
+        let written = LockedBox<(direct: Bool, digest: String?)>((false, nil))
     }
 
     /// What an atomic write left under its final name.
@@ -45,7 +47,8 @@ public enum AtomicFile {
 
     /// Creates `url` atomically: `body` writes the content through the `Output`; then the file is
     /// fsynced, renamed onto `url` and the folder fsynced. The file is hashed while the fsync waits for the
-    /// disk (the bytes are still in the page cache), so the digest costs no extra pass after the write. Throws `LightWorkError.writeFailed` (or
+    /// disk (the bytes are still in the page cache), so the digest costs no extra pass after the write, unless the
+    /// writer already hashed it as it wrote it (`Output.markWritten(direct:digest:)`). Throws `LightWorkError.writeFailed` (or
     /// `.diskFull`) naming the path and the system's reason; errors thrown by `body` pass through
     /// unchanged. Refuses a `url` that is a symbolic link or a folder. New files get mode 0666 minus the umask.
     @discardableResult
@@ -97,8 +100,8 @@ public enum AtomicFile {
         }
         let output = Output(fileDescriptor: fd, temporaryPath: temporaryPath, finalPath: finalPath)
         try body(output)
-        let direct = output.writtenDirect.withLock { $0 }
-        // The fsync waits on the disk, not the CPU: hash the bytes meanwhile.
+        let (direct, writerDigest) = output.written.withLock { $0 }
+        // The fsync waits on the disk, not the CPU: hash the bytes meanwhile (unless the writer already did).
         let synced = LockedBox<Int32>(-1)
         let done = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
@@ -106,7 +109,10 @@ public enum AtomicFile {
             synced.withLock { $0 = rc }
             done.signal()
         }
-        let digest = Result { try SHA256.hex(fileDescriptor: fd, direct: direct) }
+        let digest = Result {
+            if let writerDigest { return (writerDigest, try AtomicFile.size(of: fd, path: finalPath)) }
+            return try SHA256.hex(fileDescriptor: fd, direct: direct)
+        }
         done.wait()
         let syncError = synced.withLock { $0 }
         guard syncError == 0 else { throw failure(syncError, path: finalPath, action: "fsync") }
@@ -117,6 +123,13 @@ public enum AtomicFile {
         renamed = true
         syncFolder(folder)
         return Written(size: size, sha256: sha256)
+    }
+
+    /// The size of an open file.
+    static func size(of fd: Int32, path: String) throws -> Int {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw failure(errno, path: path, action: "stat") }
+        return Int(st.st_size)
     }
 
     /// Creates the temporary file: never an existing file or link, mode 0666 so the umask decides.

@@ -11,7 +11,7 @@ import Glibc
 /// With `directIO` the bytes go to the file past the page cache (`lw_direct_writer`): a 16-bit TIFF is written
 /// once and not read again, so copying it into fresh page-cache pages and writing those back at the fsync is
 /// pure cost (docs/performance.md). `finish()` then writes out the last window and must run before the file is
-/// synced; `wroteDirect` tells the caller to read it back the same way.
+/// synced; `wroteDirect` tells the caller to read it back the same way, or `digest` gives its hash without reading.
 final class TIFFFileSink {
     let fd: Int32
     private(set) var errorCode: Int32 = 0
@@ -34,6 +34,19 @@ final class TIFFFileSink {
 
     /// Whether some bytes went to the file with O_DIRECT (and so are not in the page cache).
     var wroteDirect: Bool { direct.map { lw_direct_writer_wrote_direct($0) != 0 } ?? false }
+
+    /// Promises the bytes that will be written at `offset` later (the direct writer's hash takes them now).
+    func expect(_ bytes: [UInt8], at offset: Int) {
+        guard let direct else { return }
+        bytes.withUnsafeBytes { lw_direct_writer_expect(direct, Int64(offset), $0.baseAddress, $0.count) }
+    }
+
+    /// After `finish()`: the SHA-256 of the file as the direct writer hashed it, when it saw every byte in order.
+    var digest: String? {
+        guard let direct else { return nil }
+        var bytes = [UInt8](repeating: 0, count: 32)
+        return lw_direct_writer_digest(direct, &bytes) == 1 ? SHA256.hex(digest: bytes) : nil
+    }
 
     /// Writes out what the direct writer still holds; false (with `errorCode`) on failure. A no-op otherwise.
     func finish() -> Bool {

@@ -94,6 +94,13 @@ public struct TIFFWriter: StreamingImageWriter {
             ok = try writeMetadata(metadata, tif: tif, sink: sink, output: output, classic: mode == "w")
         }
         guard ok else { throw failure(sink, output, "cannot set TIFF tags") }
+        if compression == .none, mode == "w", let stripsStart = sink.endOffset() {
+            // libtiff appends the strips back to back, then IFD0 at the next even offset, which it patches into the
+            // header's bytes 4–8 at the end: promised now, the file is hashed as it is written (a wrong guess only
+            // costs reading it back).
+            let ifd = UInt32(truncatingIfNeeded: (stripsStart + imageBytes + 1) & ~1)
+            sink.expect(withUnsafeBytes(of: ifd) { Array($0) }, at: 4)
+        }
 
         let stripCount = (pixels.height + rowsPerStrip - 1) / rowsPerStrip
         let stripBytes = rowsPerStrip * rowBytes
@@ -129,7 +136,7 @@ public struct TIFFWriter: StreamingImageWriter {
         handleOpen = false
         TIFFClose(tif)
         guard sink.finish(), sink.errorCode == 0 else { throw AtomicFile.failure(sink.errorCode, path: output.finalPath, action: "write") }
-        if sink.wroteDirect { output.markWrittenDirect() }
+        output.markWritten(direct: sink.wroteDirect, digest: sink.digest)
     }
 
     /// Deflate strips compressed on every engine thread, a few strips ahead, and written in order as raw strips:

@@ -4,54 +4,30 @@ import Foundation
 /// SHA-256 (FIPS 180-4). Foundation on Linux has no digest API and outside packages are not allowed;
 /// inputs and outputs are hashed for the manifest and for resumable runs.
 public struct SHA256: Sendable {
-    private var h: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) =
-        (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
-    private var buffer = [UInt8]()
-    private var length: UInt64 = 0
+    /// The C context (`lw_sha256.h`), whose blocks go through SHA-NI when the CPU has it (cpu.c decides).
+    private var context = lw_sha256_ctx()
 
-    public init() {}
+    public init() { lw_sha256_init(&context) }
 
     public mutating func update(_ data: Data) {
         data.withUnsafeBytes { update(UnsafeRawBufferPointer($0)) }
     }
 
     public mutating func update(_ bytes: UnsafeRawBufferPointer) {
-        length += UInt64(bytes.count)
-        var i = 0
-        if !buffer.isEmpty {
-            let take = min(64 - buffer.count, bytes.count)
-            buffer.append(contentsOf: bytes[0..<take])
-            i = take
-            if buffer.count == 64 {
-                buffer.withUnsafeBytes { compress($0.baseAddress!, blocks: 1) }
-                buffer.removeAll(keepingCapacity: true)
-            }
-        }
-        if i + 64 <= bytes.count {
-            let blocks = (bytes.count - i) / 64
-            compress(bytes.baseAddress! + i, blocks: blocks)
-            i += blocks * 64
-        }
-        if i < bytes.count { buffer.append(contentsOf: bytes[i...]) }
-    }
-
-    /// Whole 64-byte blocks, through SHA-NI when the CPU has it (cpu.c decides, as for every kernel).
-    private mutating func compress(_ p: UnsafeRawPointer, blocks: Int) {
-        withUnsafeMutableBytes(of: &h) { state in
-            lw_sha256_blocks(state.baseAddress!.assumingMemoryBound(to: UInt32.self), p.assumingMemoryBound(to: UInt8.self), blocks)
-        }
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        lw_sha256_update(&context, base, bytes.count)
     }
 
     /// The digest as lowercase hex.
     public mutating func finalizeHex() -> String {
-        let bitLength = length &* 8
-        var pad: [UInt8] = [0x80]
-        let rem = (buffer.count + 1) % 64
-        pad += [UInt8](repeating: 0, count: rem <= 56 ? 56 - rem : 120 - rem)
-        for s in stride(from: 56, through: 0, by: -8) { pad.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(s))) }
-        pad.withUnsafeBytes { update($0) }
-        let words = [h.0, h.1, h.2, h.3, h.4, h.5, h.6, h.7]
-        return words.map { String(format: "%08x", $0) }.joined()
+        var digest = [UInt8](repeating: 0, count: 32)
+        lw_sha256_final(&context, &digest)
+        return SHA256.hex(digest: digest)
+    }
+
+    /// 32 digest bytes as lowercase hex.
+    static func hex(digest: [UInt8]) -> String {
+        digest.map { String(format: "%02x", $0) }.joined()
     }
 
     /// Hex digest of a whole buffer.
