@@ -3,7 +3,7 @@
 # Prints wall time, MP/s and peak RSS for each case and LightWork's speed as a ratio of the reference.
 set -euo pipefail
 CONFIG=${1:-release}
-SECTION=${2:-all}   # all; batch for the batch sections only; scale for the batch-scaling section only; demosaic, unpack, profile, xtrans or monitor for its own
+SECTION=${2:-all}   # all; batch for the batch sections only; scale for the batch-scaling section only; single, demosaic, unpack, profile, xtrans or monitor for its own
 SCALE_COUNTS=${BENCH_SCALE_COUNTS:-1000 10000 100000}
 BIN=.build/$CONFIG/lightwork
 TOOLS=.build/$CONFIG/lightwork-tools
@@ -66,25 +66,34 @@ run() {
   printf "  %-44s %7.2f s  %7.1f MP/s  peak RSS %6.0f MiB\n" "$label" "$secs" "$(awk "BEGIN{print $MP/$secs}")" "$(awk "BEGIN{print $kib/1024}")"
 }
 
-if [ "$SECTION" = all ]; then
+if [ "$SECTION" = all ] || [ "$SECTION" = single ]; then
 echo
 echo "One ${MP} MP DNG -> output (dual demosaic, the default; camera white balance, sRGB)"
 cp "$DIR/in/bench.dng" "$DIR/ref/bench.dng"
-run "dcraw_emu -T -4 -o 1 -w -c 0 (reference)" dcraw_emu -T -4 -o 1 -w -c 0 "$DIR/ref/bench.dng"
-REF=$LAST_SECS
-run "lightwork 16-bit TIFF, uncompressed" "$BIN" convert "$DIR/in/bench.dng" -o "$DIR/tiff" --quiet
-T1=$LAST_SECS
+# The 16-bit TIFF against dcraw_emu three times each, alternating, the best of each counting: on a virtual machine
+# that hands freed memory back to its host, a process's first touch of fresh memory costs from nothing to ~4 ms
+# a 2 MiB page, whichever ran last (docs/performance.md), so one run of each measures that lottery as much as them.
+REF=999; T1=999
+for round in 1 2 3; do
+  run "dcraw_emu -T -4 -o 1 -w -c 0 (reference), run $round" dcraw_emu -T -4 -o 1 -w -c 0 "$DIR/ref/bench.dng"
+  REF=$(awk "BEGIN{print ($LAST_SECS < $REF) ? $LAST_SECS : $REF}")
+  rm -rf "$DIR/tiff"
+  run "lightwork 16-bit TIFF, uncompressed, run $round" "$BIN" convert "$DIR/in/bench.dng" -o "$DIR/tiff" --quiet
+  T1=$(awk "BEGIN{print ($LAST_SECS < $T1) ? $LAST_SECS : $T1}")
+done
+printf "  best of 3: dcraw_emu %.2f s, lightwork 16-bit TIFF %.2f s: %.2fx (target >= 2.5x)\n" "$REF" "$T1" "$(awk "BEGIN{print $REF/$T1}")"
 run "lightwork 16-bit TIFF, --wb auto (its estimate's cost)" "$BIN" convert "$DIR/in/bench.dng" -o "$DIR/tiff-wb" --wb auto --quiet
 run "lightwork 16-bit TIFF, deflate" "$BIN" convert "$DIR/in/bench.dng" -o "$DIR/deflate" --compression deflate --quiet
 T2=$LAST_SECS
 run "lightwork 8-bit JPEG q92" "$BIN" convert "$DIR/in/bench.dng" -o "$DIR/jpeg" --format jpeg --quiet
 T3=$LAST_SECS
-printf "  ratio (dcraw_emu time / lightwork time): TIFF %.2fx, deflate %.2fx, JPEG %.2fx  (>= 1 is as fast or faster)\n" \
+printf "  ratio (best dcraw_emu time / lightwork time): TIFF %.2fx (best of 3), deflate %.2fx, JPEG %.2fx  (>= 1 is as fast or faster)\n" \
   "$(awk "BEGIN{print $REF/$T1}")" "$(awk "BEGIN{print $REF/$T2}")" "$(awk "BEGIN{print $REF/$T3}")"
 echo "  targets: 16-bit TIFF >= 2.5x dcraw_emu for one image; peak RSS under 600 MiB"
 run "lightwork 16-bit TIFF, --demosaic ahd" "$BIN" convert "$DIR/in/bench.dng" -o "$DIR/tiff-ahd" --demosaic ahd --quiet
 printf "  ratio dcraw_emu / lightwork --demosaic ahd: %.2fx\n" "$(awk "BEGIN{print $REF/$LAST_SECS}")"
 rm -rf "$DIR/tiff-ahd" "$DIR/tiff-wb" "$DIR/deflate"
+[ "$SECTION" = single ] && exit 0
 
 echo
 echo "One 96 MP DNG (12000x8000, uncompressed) -> 16-bit TIFF: time against dcraw_emu, and peak RSS in bytes per pixel"
