@@ -56,7 +56,12 @@ void *lw_large_alloc(size_t bytes) {
     pthread_mutex_lock(&lock);
     if (live_count < LIVE_MAX) { live[live_count++] = b; p = b.p; }
     pthread_mutex_unlock(&lock);
-    if (!p) { munmap(b.p, b.bytes); return NULL; }   // more live blocks than any conversion holds
+    if (p) return p;
+    // More live blocks than the registry holds: this one from the heap, as before the pool (lw_large_free frees
+    // anything it does not know with free), rather than failing a request the machine can meet.
+    munmap(b.p, b.bytes);
+    if (posix_memalign(&p, HUGE_PAGE, rounded) != 0) return NULL;
+    (void)madvise(p, rounded, MADV_HUGEPAGE);
     return p;
 }
 

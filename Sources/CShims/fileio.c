@@ -31,18 +31,19 @@ typedef struct {
 
 struct lw_direct_writer {
     int fd;
-    int direct;          // writes still gather in the window (else they go straight to the file)
+    int gathering;       // writes still gather in the window (else they go straight to the file)
     int finished;
     unsigned char *bufs[2]; // two windows, LW_DIRECT_ALIGN-aligned: one filling, one being written
     int cur;
     unsigned char *buf;  // bufs[cur]
     size_t cap;          // a window's size, a multiple of LW_DIRECT_ALIGN
-    int64_t start;       // file offset of buf[0], a multiple of LW_DIRECT_ALIGN while direct
+    int64_t start;       // file offset of buf[0], a multiple of LW_DIRECT_ALIGN while gathering
     size_t filled;       // bytes of buf written so far
     int64_t end;         // the file's size as written
 
     // The flushers: one thread hashes each full window while another writes it, and the caller fills the other.
     pthread_t threads[2];
+    struct flusher_role { struct lw_direct_writer *w; int role; } roles[2];
     int thread_started;  // both threads run
     pthread_mutex_t lock;
     pthread_cond_t cond;
@@ -118,12 +119,9 @@ static void hash_bytes(lw_direct_writer *w, const unsigned char *p, size_t n, in
 }
 
 // Role 0 hashes the window out, role 1 writes it; the window is done when both are.
-typedef struct { lw_direct_writer *w; int role; } flusher_arg;
-
 static void *flusher_main(void *arg) {
-    lw_direct_writer *w = ((flusher_arg *)arg)->w;
-    int role = ((flusher_arg *)arg)->role;
-    free(arg);
+    lw_direct_writer *w = ((struct flusher_role *)arg)->w;
+    int role = ((struct flusher_role *)arg)->role;
     pthread_mutex_lock(&w->lock);
     for (;;) {
         while (!(w->pending && !w->done[role]) && !w->quit) pthread_cond_wait(&w->cond, &w->lock);
@@ -178,9 +176,9 @@ static int submit_window(lw_direct_writer *w) {
 
 // The window written out through the page cache, and no more gathering (nor a digest) for the rest of the file.
 static int drain(lw_direct_writer *w) {
-    if (!w->direct) return 0;
+    if (!w->gathering) return 0;
     int e = wait_idle(w);
-    w->direct = 0;
+    w->gathering = 0;
     w->hashing = 0;
     if (e != 0) return e;
     e = plain_pwrite(w->fd, w->buf, w->filled, w->start);
@@ -223,16 +221,14 @@ lw_direct_writer *lw_direct_writer_new(int fd, size_t window) {
     // A window starting at the current end on a block boundary; a file that already holds a partial block is
     // written normally. The digest covers a file written from its first byte.
     w->start = w->end;
-    w->direct = w->end % LW_DIRECT_ALIGN == 0 && ((uintptr_t)w->buf % LW_DIRECT_ALIGN) == 0;
-    w->hashing = w->direct && w->end == 0;
+    w->gathering = w->end % LW_DIRECT_ALIGN == 0 && ((uintptr_t)w->buf % LW_DIRECT_ALIGN) == 0;
+    w->hashing = w->gathering && w->end == 0;
     lw_sha256_init(&w->sha);
     // Without the threads the windows are hashed and written on the caller's (the same bytes, no overlap).
     int started = 0;
     for (int role = 0; role < 2; role++) {
-        flusher_arg *a = malloc(sizeof *a);
-        if (!a) break;
-        *a = (flusher_arg){w, role};
-        if (pthread_create(&w->threads[role], NULL, flusher_main, a) != 0) { free(a); break; }
+        w->roles[role] = (struct flusher_role){w, role};
+        if (pthread_create(&w->threads[role], NULL, flusher_main, &w->roles[role]) != 0) break;
         started++;
     }
     if (started < 2) {
@@ -266,7 +262,7 @@ int lw_direct_writer_pwrite(lw_direct_writer *w, const void *bytes, size_t count
     int64_t last = offset + (int64_t)count;
     if (last > w->end) w->end = last;
     int64_t filled_end = w->start + (int64_t)w->filled;
-    if (w->direct && offset > filled_end && offset - filled_end <= (int64_t)w->cap) {
+    if (w->gathering && offset > filled_end && offset - filled_end <= (int64_t)w->cap) {
         // A gap at the end (libtiff writes a directory's values past room it leaves for the directory): zeros, as
         // the file reads there until the room is written, and the write lands in the window after them.
         size_t gap = (size_t)(offset - filled_end);
@@ -281,7 +277,7 @@ int lw_direct_writer_pwrite(lw_direct_writer *w, const void *bytes, size_t count
             }
         }
     }
-    if (w->direct && offset >= w->start && offset <= w->start + (int64_t)w->filled) {
+    if (w->gathering && offset >= w->start && offset <= w->start + (int64_t)w->filled) {
         // Appending to the window or landing inside it.
         while (count > 0) {
             size_t at = (size_t)(offset - w->start), take = w->cap - at < count ? w->cap - at : count;
@@ -297,7 +293,7 @@ int lw_direct_writer_pwrite(lw_direct_writer *w, const void *bytes, size_t count
     }
     int e = wait_idle(w);
     if (e != 0) return e;
-    if (w->direct && last > w->start) {
+    if (w->gathering && last > w->start) {
         // Past the window's end, or straddling its start: no more gathering.
         e = drain(w);
         if (e != 0) return e;
@@ -313,7 +309,7 @@ int lw_direct_writer_pwrite(lw_direct_writer *w, const void *bytes, size_t count
 }
 
 ssize_t lw_direct_writer_pread(lw_direct_writer *w, void *bytes, size_t count, int64_t offset) {
-    int e = w->direct ? drain(w) : wait_idle(w);
+    int e = w->gathering ? drain(w) : wait_idle(w);
     if (e != 0) { errno = e; return -1; }
     for (;;) {
         ssize_t r = pread(w->fd, bytes, count, (off_t)offset);
@@ -326,23 +322,24 @@ int64_t lw_direct_writer_size(const lw_direct_writer *w) { return w->end; }
 
 int lw_direct_writer_finish(lw_direct_writer *w) {
     int e = wait_idle(w);
-    if (e != 0 || !w->direct) { w->finished = 1; return e; }
+    if (e != 0 || !w->gathering) { w->finished = 1; return e; }
     size_t whole = w->filled / LW_DIRECT_ALIGN * LW_DIRECT_ALIGN;
     hash_bytes(w, w->buf, w->filled, w->start);
     e = whole ? direct_pwrite(w, w->buf, whole, w->start) : 0;
     if (e == 0) e = plain_pwrite(w->fd, w->buf + whole, w->filled - whole, w->start + (int64_t)whole);
     w->start += (int64_t)w->filled;
     w->filled = 0;
-    w->direct = 0;
+    w->gathering = 0;
     w->finished = 1;
     return e;
 }
 
 int lw_direct_writer_wrote_direct(const lw_direct_writer *w) { return w->wrote_direct; }
 
-int lw_direct_writer_digest(lw_direct_writer *w, uint8_t digest[32]) {
+int lw_direct_writer_digest(lw_direct_writer *w, uint8_t digest[32], int64_t *length) {
     if (!w->finished || !w->hashing || w->hashed != w->end || w->patch_state == 1) return 0;
     lw_sha256_ctx c = w->sha;
     lw_sha256_final(&c, digest);
+    *length = w->hashed;
     return 1;
 }

@@ -66,16 +66,16 @@ final class DirectOutputTests: XCTestCase {
                 let a = dir.appendingPathComponent("cached-\(depth)-\(compression).tif")
                 let b = dir.appendingPathComponent("direct-\(depth)-\(compression).tif")
                 let cached = try TIFFWriter(directIO: false).write(rows: renderer.rows(image, context: context, output: output), settings: settings, to: a)
-                var hashedAsWritten: String?
+                var hashedAsWritten: AtomicFile.Written?
                 let written = try AtomicFile.write(to: b) { out in
                     try TIFFWriter(directIO: true).encode(rows: renderer.rows(image, context: context, output: output), settings: settings, to: out)
-                    hashedAsWritten = out.written.withLock { $0.digest }
+                    hashedAsWritten = out.written.withLock { $0.hashed }
                 }
                 // Uncompressed, libtiff's directory offset is known before the strips: the writer hashes the file as
                 // it writes it and nothing reads it back. Compressed, only a file within one window is (the header
                 // patched before any of it was hashed); the others are read back. Either way the digest is the file's.
                 if compression == .none { XCTAssertNotNil(hashedAsWritten, "\(label): hashed as written") }
-                if let hashedAsWritten { XCTAssertEqual(hashedAsWritten, written.sha256, label) }
+                if let hashedAsWritten { XCTAssertEqual(hashedAsWritten, written, label) }
                 if compression == .none {
                     // Before anything here reads the files: all but the header block and the tail of the direct one
                     // bypassed the cache, write and read-back alike.
@@ -145,14 +145,27 @@ final class DirectOutputTests: XCTestCase {
             XCTAssertEqual([UInt8](try Data(contentsOf: url)), model, "scenario \(scenario)")
             // A digest of the writer's, where it has one, is the file's; with every write in order it has one.
             var digest = [UInt8](repeating: 0, count: 32)
-            if lw_direct_writer_digest(w, &digest) == 1 {
+            var length: Int64 = 0
+            if lw_direct_writer_digest(w, &digest, &length) == 1 {
                 XCTAssertEqual(SHA256.hex(digest: digest), try sha256sum(url), "scenario \(scenario)")
+                XCTAssertEqual(length, Int64(model.count), "scenario \(scenario)")
             } else {
                 XCTAssertNotEqual(scenario, 4, "appends, gaps and the promised patch keep the digest")
             }
             if scenario == 3 { XCTAssertEqual(lw_direct_writer_wrote_direct(w), 0, "a file that starts mid-block is written normally") }
             if scenario == 0, try directIOWorks(in: dir) { XCTAssertEqual(lw_direct_writer_wrote_direct(w), 1) }
         }
+    }
+
+    /// A writer's digest stands only for a file of the size it hashed: here it claims two bytes of a three-byte file,
+    /// and the file is read back and hashed instead.
+    func testWritersDigestOfAnotherSizeIsNotTrusted() throws {
+        let url = try TestPaths.temporaryDirectory(self).appendingPathComponent("abc.bin")
+        let written = try AtomicFile.write(to: url) { out in
+            try out.write(Data("abc".utf8))
+            out.markWritten(direct: false, hashed: AtomicFile.Written(size: 2, sha256: String(repeating: "0", count: 64)))
+        }
+        XCTAssertEqual(written, AtomicFile.Written(size: 3, sha256: try sha256sum(url)))
     }
 
     /// The direct read-back's digest is coreutils' for sizes around its 8 MiB chunks and the block size.

@@ -53,8 +53,8 @@ int lw_direct_writer_wrote_direct(const lw_direct_writer *w);
 /// Promises that the `count` (≤ 16) bytes at `offset`, not yet hashed, will be overwritten with `bytes` later: they
 /// are hashed as promised, and the digest holds only if that write comes, exactly. One promise per file.
 void lw_direct_writer_expect(lw_direct_writer *w, int64_t offset, const void *bytes, size_t count);
-/// After `lw_direct_writer_finish`: 1 and the SHA-256 of the file's bytes in `digest` when every byte was hashed in
-/// order (the promise kept), else 0 (the caller reads the file back to hash it).
-int lw_direct_writer_digest(lw_direct_writer *w, uint8_t digest[32]);
+/// After `lw_direct_writer_finish`: 1, the SHA-256 of the file's bytes in `digest` and their count in `length`, when
+/// every byte was hashed in order (the promise kept), else 0 (the caller reads the file back to hash it).
+int lw_direct_writer_digest(lw_direct_writer *w, uint8_t digest[32], int64_t *length);
 
 #endif

@@ -30,11 +30,11 @@ public enum AtomicFile {
 
         /// Says how the writer left the file: `direct` when some of it went to the disk past the page cache
         /// (O_DIRECT), so a digest reads it back the same way instead of pulling 100 MB or more into fresh cache
-        /// pages; `digest`, the SHA-256 of every byte as written (lower-case hex), when the writer hashed them
-        /// in order, so the file is not read back at all.
-        public func markWritten(direct: Bool, digest: String?) { written.withLock { $0 = (direct, digest) } }
+        /// pages; `hashed`, the size and SHA-256 of every byte as written, when the writer hashed them in order,
+        /// so the file is not read back at all (unless its size on disk says otherwise).
+        public func markWritten(direct: Bool, hashed: Written?) { written.withLock { $0 = (direct, hashed) } }
 
-        let written = LockedBox<(direct: Bool, digest: String?)>((false, nil))
+        let written = LockedBox<(direct: Bool, hashed: Written?)>((false, nil))
     }
 
     /// What an atomic write left under its final name.
@@ -48,7 +48,7 @@ public enum AtomicFile {
     /// Creates `url` atomically: `body` writes the content through the `Output`; then the file is
     /// fsynced, renamed onto `url` and the folder fsynced. The file is hashed while the fsync waits for the
     /// disk (the bytes are still in the page cache), so the digest costs no extra pass after the write, unless the
-    /// writer already hashed it as it wrote it (`Output.markWritten(direct:digest:)`). Throws `LightWorkError.writeFailed` (or
+    /// writer already hashed it as it wrote it (`Output.markWritten(direct:hashed:)`). Throws `LightWorkError.writeFailed` (or
     /// `.diskFull`) naming the path and the system's reason; errors thrown by `body` pass through
     /// unchanged. Refuses a `url` that is a symbolic link or a folder. New files get mode 0666 minus the umask.
     @discardableResult
@@ -100,7 +100,7 @@ public enum AtomicFile {
         }
         let output = Output(fileDescriptor: fd, temporaryPath: temporaryPath, finalPath: finalPath)
         try body(output)
-        let (direct, writerDigest) = output.written.withLock { $0 }
+        let (direct, hashed) = output.written.withLock { $0 }
         // The fsync waits on the disk, not the CPU: hash the bytes meanwhile (unless the writer already did).
         let synced = LockedBox<Int32>(-1)
         let done = DispatchSemaphore(value: 0)
@@ -110,7 +110,8 @@ public enum AtomicFile {
             done.signal()
         }
         let digest = Result {
-            if let writerDigest { return (writerDigest, try AtomicFile.size(of: fd, path: finalPath)) }
+            // The writer's digest stands only for a file of the size it hashed; anything else is read back.
+            if let hashed, try AtomicFile.size(of: fd, path: finalPath) == hashed.size { return (hashed.sha256, hashed.size) }
             return try SHA256.hex(fileDescriptor: fd, direct: direct)
         }
         done.wait()

@@ -11,7 +11,7 @@ import Glibc
 /// With `directIO` the bytes go to the file past the page cache (`lw_direct_writer`): a 16-bit TIFF is written
 /// once and not read again, so copying it into fresh page-cache pages and writing those back at the fsync is
 /// pure cost (docs/performance.md). `finish()` then writes out the last window and must run before the file is
-/// synced; `wroteDirect` tells the caller to read it back the same way, or `digest` gives its hash without reading.
+/// synced; `wroteDirect` tells the caller to read it back the same way, or `hashed` gives its hash without reading.
 final class TIFFFileSink {
     let fd: Int32
     private(set) var errorCode: Int32 = 0
@@ -41,11 +41,13 @@ final class TIFFFileSink {
         bytes.withUnsafeBytes { lw_direct_writer_expect(direct, Int64(offset), $0.baseAddress, $0.count) }
     }
 
-    /// After `finish()`: the SHA-256 of the file as the direct writer hashed it, when it saw every byte in order.
-    var digest: String? {
+    /// After `finish()`: the file's size and SHA-256 as the direct writer hashed it, when it saw every byte in order.
+    var hashed: AtomicFile.Written? {
         guard let direct else { return nil }
         var bytes = [UInt8](repeating: 0, count: 32)
-        return lw_direct_writer_digest(direct, &bytes) == 1 ? SHA256.hex(digest: bytes) : nil
+        var length: Int64 = 0
+        guard lw_direct_writer_digest(direct, &bytes, &length) == 1 else { return nil }
+        return AtomicFile.Written(size: Int(length), sha256: SHA256.hex(digest: bytes))
     }
 
     /// Writes out what the direct writer still holds; false (with `errorCode`) on failure. A no-op otherwise.

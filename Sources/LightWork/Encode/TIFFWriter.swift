@@ -136,7 +136,7 @@ public struct TIFFWriter: StreamingImageWriter {
         handleOpen = false
         TIFFClose(tif)
         guard sink.finish(), sink.errorCode == 0 else { throw AtomicFile.failure(sink.errorCode, path: output.finalPath, action: "write") }
-        output.markWritten(direct: sink.wroteDirect, digest: sink.digest)
+        output.markWritten(direct: sink.wroteDirect, hashed: sink.hashed)
     }
 
     /// Deflate strips compressed on every engine thread, a few strips ahead, and written in order as raw strips:
