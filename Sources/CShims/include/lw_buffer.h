@@ -18,7 +18,8 @@ extern "C" {
 /// file. In the heap, the next file's mosaic and small buffers split the freed image's space, so the heap grew by
 /// a whole image for the second file; here fresh memory is dear (the VM hands freed pages back to its host, which
 /// faults them in again at about 4 ms per 2 MiB), and that growth was 0.35 CPU-s a worker. A reused block holds
-/// what it held: every user writes before it reads, as with any allocation.
+/// what it held: every user writes before it reads, as with any allocation. Past 64 blocks in use at once, further
+/// ones come from the heap (and go back to it), so the pool never fails a request the machine can meet.
 void *lw_large_alloc(size_t bytes);
 void lw_large_free(void *p);
 
