@@ -27,6 +27,8 @@ struct PhotoScene: ScenePainter {
     let width: Int
     let height: Int
     let seed: UInt64
+    /// The grass texture's cell, in pixels: seed 1's 4, and finer for other seeds, where demosaics differ most.
+    let textureCell: Int
     let materials: [SIMD3<Double>]
     let regions: [Region]
 
@@ -43,40 +45,67 @@ struct PhotoScene: ScenePainter {
 
     static func material(_ name: String) -> Int { palette.firstIndex { $0.0 == name }! }
 
+    /// Seed 1 is the reference layout the tests and truth files were measured on. Any other seed is another scene
+    /// of the same kind: the house, the car, the person and the tree each moved as a group (glints with their car
+    /// and window), the clouds and hills moved, the grass textured in 2- or 3-pixel cells instead of 4 and, in
+    /// front of it, a fence of thin posts, 2 to 5 pixels wide at 3000 px, so the scenes a demosaic is compared on
+    /// differ in what it finds hard, not only in their noise.
     init(width: Int, height: Int, seed: UInt64) {
         self.width = width
         self.height = height
         self.seed = seed
         materials = PhotoScene.palette.map(\.1)
+        let varied = seed != 1
+        textureCell = varied ? [2, 3][Int(seed % 2)] : 4
+        var rng = SeededRandom(seed: seed, stream: 0x7068_6f74)   // "phot"
+        /// A group's offset (fractions of the frame): none for seed 1.
+        func offset(_ dx: Double, _ dy: Double) -> (Double, Double) {
+            guard varied else { return (0, 0) }
+            return ((rng.unit() * 2 - 1) * dx, (rng.unit() * 2 - 1) * dy)
+        }
         func r(_ name: String, _ shape: Shape, _ b: (Double, Double, Double, Double), _ m: String, _ second: String? = nil,
-               textured: Bool = false, measure: Bool = false, at box: (Double, Double, Double, Double)? = nil) -> Region {
+               textured: Bool = false, measure: Bool = false, at box: (Double, Double, Double, Double)? = nil,
+               moved o: (Double, Double) = (0, 0)) -> Region {
+            let b = (b.0 + o.0, b.1 + o.1, b.2, b.3)
             // By default the middle of the bounds: half of each side (rectangles) or 40 % (ellipses).
             let f = shape == .ellipse ? 0.4 : 0.5
             let middle = (b.0 + b.2 * (1 - f) / 2, b.1 + b.3 * (1 - f) / 2, b.2 * f, b.3 * f)
             return Region(name: name, shape: shape, bounds: b, material: PhotoScene.material(m), second: second.map(PhotoScene.material),
-                          textured: textured, measure: box ?? (measure ? middle : nil))
+                          textured: textured, measure: box.map { ($0.0 + o.0, $0.1 + o.1, $0.2, $0.3) } ?? (measure ? middle : nil))
         }
+        let clouds = offset(0.08, 0.02), hills = offset(0.1, 0.02), house = offset(0.12, 0.02), tree = offset(0.08, 0.01)
+        let person = offset(0.12, 0.03), car = offset(0.1, 0.02)
         var list: [Region] = [
             r("sky", .rect, (0, 0, 1, 0.40), "sky top", "sky horizon"),
-            r("cloud", .ellipse, (0.03, 0.05, 0.24, 0.10), "cloud", measure: true),
-            r("cloud small", .ellipse, (0.45, 0.10, 0.20, 0.08), "cloud", measure: true),
-            r("far hill", .ellipse, (-0.1, 0.30, 0.8, 0.22), "far hill"),
-            r("near hill", .ellipse, (0.45, 0.33, 0.7, 0.20), "near hill"),
+            r("cloud", .ellipse, (0.03, 0.05, 0.24, 0.10), "cloud", measure: true, moved: clouds),
+            r("cloud small", .ellipse, (0.45, 0.10, 0.20, 0.08), "cloud", measure: true, moved: (-clouds.0, clouds.1)),
+            r("far hill", .ellipse, (-0.1, 0.30, 0.8, 0.22), "far hill", moved: hills),
+            r("near hill", .ellipse, (0.45, 0.33, 0.7, 0.20), "near hill", moved: (-hills.0, hills.1)),
             r("grass", .rect, (0, 0.44, 1, 0.56), "grass", "grass light", textured: true),
-            r("red roof", .rect, (0.56, 0.30, 0.26, 0.07), "red roof", measure: true),
-            r("white wall", .rect, (0.58, 0.37, 0.22, 0.20), "white wall", at: (0.668, 0.40, 0.035, 0.12)),
-            r("window", .rect, (0.61, 0.41, 0.05, 0.06), "window", measure: true),
-            r("door", .rect, (0.71, 0.45, 0.05, 0.12), "door", measure: true),
+            r("red roof", .rect, (0.56, 0.30, 0.26, 0.07), "red roof", measure: true, moved: house),
+            r("white wall", .rect, (0.58, 0.37, 0.22, 0.20), "white wall", at: (0.668, 0.40, 0.035, 0.12), moved: house),
+            r("window", .rect, (0.61, 0.41, 0.05, 0.06), "window", measure: true, moved: house),
+            r("door", .rect, (0.71, 0.45, 0.05, 0.12), "door", measure: true, moved: house),
             r("road", .rect, (0, 0.80, 1, 0.10), "road", measure: true),
-            r("tree crown", .ellipse, (0.12, 0.24, 0.18, 0.20), "tree crown"),
-            r("tree trunk", .rect, (0.195, 0.42, 0.03, 0.25), "tree trunk", at: (0.2, 0.48, 0.02, 0.14)),
-            r("blue shirt", .rect, (0.40, 0.58, 0.04, 0.10), "blue shirt", measure: true),
-            r("skin", .ellipse, (0.405, 0.535, 0.03, 0.045), "skin", measure: true),
-            r("red car", .rect, (0.68, 0.70, 0.16, 0.08), "red car", measure: true),
+        ]
+        if varied {
+            // Fence posts across the grass, in front of the house and behind the tree, person and car.
+            let count = 24 + Int(rng.unit() * 16), top = 0.62 + rng.unit() * 0.04
+            for k in 0..<count {
+                let x = (Double(k) + 0.5 + (rng.unit() - 0.5) * 0.3) / Double(count), w = (2 + 3 * rng.unit()) / 3000
+                list.append(r("fence post", .rect, (x - w / 2, top, w, 0.12), k % 2 == 0 ? "white wall" : "tree trunk"))
+            }
+        }
+        list += [
+            r("tree crown", .ellipse, (0.12, 0.24, 0.18, 0.20), "tree crown", moved: tree),
+            r("tree trunk", .rect, (0.195, 0.42, 0.03, 0.25), "tree trunk", at: (0.2, 0.48, 0.02, 0.14), moved: tree),
+            r("blue shirt", .rect, (0.40, 0.58, 0.04, 0.10), "blue shirt", measure: true, moved: person),
+            r("skin", .ellipse, (0.405, 0.535, 0.03, 0.045), "skin", measure: true, moved: person),
+            r("red car", .rect, (0.68, 0.70, 0.16, 0.08), "red car", measure: true, moved: car),
         ]
         // Glints: small spots at the car's and the window's edges, well under 1 % of the frame.
-        for (x, y) in [(0.685, 0.705), (0.83, 0.705), (0.70, 0.765), (0.82, 0.77), (0.612, 0.412), (0.652, 0.462)] {
-            list.append(r("specular", .ellipse, (x, y, 0.006, 0.008), "specular"))
+        for (x, y, o) in [(0.685, 0.705, car), (0.83, 0.705, car), (0.70, 0.765, car), (0.82, 0.77, car), (0.612, 0.412, house), (0.652, 0.462, house)] {
+            list.append(r("specular", .ellipse, (x, y, 0.006, 0.008), "specular", moved: o))
         }
         regions = list
     }
@@ -114,8 +143,8 @@ struct PhotoScene: ScenePainter {
             for x in span {
                 var k = t
                 if region.textured, region.second != nil {
-                    // Seeded, blocky texture (4 × 4 px cells), the same for the DNG and the PNG.
-                    var rng = SeededRandom(seed: seed, stream: UInt64((y / 4) * 65536 + x / 4))
+                    // Seeded, blocky texture (`textureCell` pixels square), the same for the DNG and the PNG.
+                    var rng = SeededRandom(seed: seed, stream: UInt64((y / textureCell) * 65536 + x / textureCell))
                     k = Float(rng.unit())
                 }
                 let s = region.second ?? m

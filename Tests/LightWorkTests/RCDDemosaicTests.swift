@@ -202,6 +202,29 @@ final class RCDDemosaicTests: XCTestCase {
         }
     }
 
+    /// The demosaic-quality table's photo-like scenes 1–3 are three scenes, not one scene with three noises: another seed
+    /// moves the house, car, person and tree and adds a fence, while seed 1 keeps the layout the tests were measured on.
+    func testPhotoScenesOfOtherSeedsAreOtherScenes() throws {
+        struct Rect: Decodable, Equatable { let x, y, w, h: Int }
+        struct Truth: Decodable { struct Area: Decodable { let name: String; let centre: Rect }; let areas: [Area] }
+        let dir = try TestPaths.temporaryDirectory(self)
+        var centres: [UInt64: [String: Rect]] = [:]
+        for seed: UInt64 in [1, 2, 3] {
+            let truth = dir.appendingPathComponent("photo-\(seed).json")
+            try RawGeometryTests.makeSample(dir.appendingPathComponent("photo-\(seed).dng"),
+                                            ["--scene", "photo", "--seed", "\(seed)", "--width", "960", "--height", "640", "--truth", truth.path])
+            let areas = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: truth)).areas
+            centres[seed] = Dictionary(uniqueKeysWithValues: areas.map { ($0.name, $0.centre) })
+        }
+        // Seed 1's car: bounds (0.68, 0.70, 0.16, 0.08) of 960 × 640, measured on its middle half.
+        XCTAssertEqual(centres[1]?["red car"], Rect(x: 691, y: 461, w: 77, h: 25))
+        for (a, b) in [(1, 2), (1, 3), (2, 3)] as [(UInt64, UInt64)] {
+            for name in ["red car", "window", "blue shirt"] {
+                XCTAssertNotEqual(centres[a]?[name], centres[b]?[name], "\(name) in the same place for seeds \(a) and \(b)")
+            }
+        }
+    }
+
     /// A flat field stays flat at every size, also for images smaller than a tile or its margin, and edge tiles are
     /// mirrored with the mosaic's colours in place: each position's black and balance give one colour.
     func testFlatMosaicGivesOneColourAtEverySize() {
