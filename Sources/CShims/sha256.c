@@ -31,6 +31,9 @@ static void blocks_sha(uint32_t state[8], const uint8_t *data, size_t blocks) {
         const __m128i abef = state0, cdgh = state1;
         __m128i m[4];
         // 16 groups of four rounds; the message schedule runs three groups ahead (msg1) and one behind (msg2).
+        // Unrolled whole, so that m[] lives in registers and the conditions vanish: left as a loop, clang kept m[]
+        // on the stack and branched on g every group (1.1-1.3 GB/s; unrolled about OpenSSL's 1.8).
+#pragma clang loop unroll(full)
         for (int g = 0; g < 16; g++) {
             if (g < 4) m[g] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(data + 16 * g)), mask);
             __m128i msg = _mm_add_epi32(m[g & 3], _mm_loadu_si128((const __m128i *)&K[4 * g]));
