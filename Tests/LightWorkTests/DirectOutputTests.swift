@@ -152,6 +152,7 @@ final class DirectOutputTests: XCTestCase {
             } else {
                 XCTAssertNotEqual(scenario, 4, "appends, gaps and the promised patch keep the digest")
             }
+            if scenario == 5 { XCTAssertEqual(lw_direct_writer_digest(w, &digest, &length), 0, "a broken promise leaves no digest") }
             if scenario == 3 { XCTAssertEqual(lw_direct_writer_wrote_direct(w), 0, "a file that starts mid-block is written normally") }
             if scenario == 0, try directIOWorks(in: dir) { XCTAssertEqual(lw_direct_writer_wrote_direct(w), 1) }
         }
@@ -165,6 +166,20 @@ final class DirectOutputTests: XCTestCase {
             try out.write(Data("abc".utf8))
             out.markWritten(direct: false, hashed: AtomicFile.Written(size: 2, sha256: String(repeating: "0", count: 64)))
         }
+        XCTAssertEqual(written, AtomicFile.Written(size: 3, sha256: try sha256sum(url)))
+    }
+
+    /// Nor after a write through the output that follows it, even one that keeps the size: here "abc" is hashed as
+    /// written, then overwritten with "xyz", and the digest is the file's.
+    func testWritersDigestIsDroppedByALaterWrite() throws {
+        let url = try TestPaths.temporaryDirectory(self).appendingPathComponent("xyz.bin")
+        let written = try AtomicFile.write(to: url) { out in
+            try out.write(Data("abc".utf8))
+            out.markWritten(direct: false, hashed: AtomicFile.Written(size: 3, sha256: SHA256.hex(Data("abc".utf8))))
+            XCTAssertEqual(lseek(out.fileDescriptor, 0, SEEK_SET), 0)
+            try out.write(Data("xyz".utf8))
+        }
+        XCTAssertEqual(try Data(contentsOf: url), Data("xyz".utf8))
         XCTAssertEqual(written, AtomicFile.Written(size: 3, sha256: try sha256sum(url)))
     }
 

@@ -20,6 +20,9 @@ public enum AtomicFile {
         /// Appends bytes at the descriptor's position; short writes are continued, errors thrown
         /// (`diskFull` for ENOSPC/EDQUOT).
         public func write(_ bytes: UnsafeRawBufferPointer) throws {
+            // A writer's digest (markWritten) stands for the bytes it saw: any later write makes it stale, even one
+            // that leaves the size as it was.
+            written.withLock { $0.hashed = nil }
             let code = FullWrite.write(fileDescriptor, bytes)
             if code != 0 { throw AtomicFile.failure(code, path: finalPath, action: "write") }
         }
