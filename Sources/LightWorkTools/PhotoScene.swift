@@ -73,8 +73,10 @@ struct PhotoScene: ScenePainter {
             return Region(name: name, shape: shape, bounds: b, material: PhotoScene.material(m), second: second.map(PhotoScene.material),
                           textured: textured, measure: box.map { ($0.0 + o.0, $0.1 + o.1, $0.2, $0.3) } ?? (measure ? middle : nil))
         }
+        // The ranges keep every measured area clear of what is painted after it (checked below): the person, for
+        // one, could otherwise stand on the tree trunk's or the wall's measured patch.
         let clouds = offset(0.08, 0.02), hills = offset(0.1, 0.02), house = offset(0.12, 0.02), tree = offset(0.08, 0.01)
-        let person = offset(0.12, 0.03), car = offset(0.1, 0.02)
+        let person = offset(0.06, 0.03), car = offset(0.1, 0.02)
         var list: [Region] = [
             r("sky", .rect, (0, 0, 1, 0.40), "sky top", "sky horizon"),
             r("cloud", .ellipse, (0.03, 0.05, 0.24, 0.10), "cloud", measure: true, moved: clouds),
@@ -108,6 +110,16 @@ struct PhotoScene: ScenePainter {
             list.append(r("specular", .ellipse, (x, y, 0.006, 0.008), "specular", moved: o))
         }
         regions = list
+        // The truth file says each measured area is its material: nothing painted later may cover any of it.
+        for (i, region) in list.enumerated() {
+            guard let m = region.measure else { continue }
+            for later in list[(i + 1)...] {
+                let b = later.bounds
+                let overlaps = m.0 < b.0 + b.2 && b.0 < m.0 + m.2 && m.1 < b.1 + b.3 && b.1 < m.1 + m.3
+                // fatalError, not precondition: its message is printed in release builds too.
+                if overlaps { fatalError("photo scene, seed \(seed): \(later.name) covers where \(region.name) is measured") }
+            }
+        }
     }
 
     /// The pixel bounds of a region.
