@@ -43,11 +43,12 @@ fi
 
 if [ "$SECTION" = all ] || [ "$SECTION" = unpack ]; then
 echo
-echo "Lossless-JPEG unpack of one ${MP} MP DNG (256x256 tiles, and one strip): LightWork's decoder against LibRaw's"
+echo "Unpack of one ${MP} MP DNG (lossless JPEG in 256x256 tiles and in one strip; uncompressed): LightWork's loaders against LibRaw's"
 "$TOOLS" make-bench-dng -o "$DIR/in/bench-ljpeg-tiles.dng" --width $W --height $H --seed 1 --compression ljpeg --ljpeg tile=256x256 >/dev/null
 "$TOOLS" make-bench-dng -o "$DIR/in/bench-ljpeg-strip.dng" --width $W --height $H --seed 1 --compression ljpeg --ljpeg strip >/dev/null
-"$TOOLS" bench --only unpack --raw "$DIR/in/bench-ljpeg-tiles.dng" --raw "$DIR/in/bench-ljpeg-strip.dng" | sed 's/^/  /'
-rm -f "$DIR/in/bench-ljpeg-tiles.dng" "$DIR/in/bench-ljpeg-strip.dng"
+"$TOOLS" make-bench-dng -o "$DIR/in/bench-uncompressed.dng" --width $W --height $H --seed 1 >/dev/null
+"$TOOLS" bench --only unpack --raw "$DIR/in/bench-ljpeg-tiles.dng" --raw "$DIR/in/bench-ljpeg-strip.dng" --raw "$DIR/in/bench-uncompressed.dng" | sed 's/^/  /'
+rm -f "$DIR/in/bench-ljpeg-tiles.dng" "$DIR/in/bench-ljpeg-strip.dng" "$DIR/in/bench-uncompressed.dng"
 [ "$SECTION" = unpack ] && exit 0
 fi
 

@@ -210,12 +210,18 @@ public:
         report = out;
         memset(report, 0, sizeof *report);
         const char *name = unpack_function_name();
-        if (parallel && name && strstr(name, "lossless_dng_load_raw")) {
+        // "packed_tiled_dng_load_raw" does not contain "packed_dng_load_raw": tiled uncompressed files stay LibRaw's.
+        lw_raw_loader which = !parallel || !name ? LW_RAW_LOADER_NONE
+            : strstr(name, "lossless_dng_load_raw") ? LW_RAW_LOADER_LOSSLESS_JPEG
+            : strstr(name, "packed_dng_load_raw") ? LW_RAW_LOADER_UNCOMPRESSED : LW_RAW_LOADER_NONE;
+        if (which != LW_RAW_LOADER_NONE) {
             report->handled = 1;
+            report->loader = which;
             this->parallel = parallel;
             this->context = context;
             libRawLoader = load_raw;
-            load_raw = static_cast<void (LibRaw::*)()>(&OwnUnpackRaw::ownLoad);
+            load_raw = which == LW_RAW_LOADER_LOSSLESS_JPEG ? static_cast<void (LibRaw::*)()>(&OwnUnpackRaw::ownLoad)
+                                                            : static_cast<void (LibRaw::*)()>(&OwnUnpackRaw::ownUncompressedLoad);
         }
         int rc;
         try { rc = unpack(); } catch (...) { rc = LIBRAW_UNSPECIFIED_ERROR; }
@@ -318,6 +324,56 @@ private:
         report->predictor = r0.predictor;
         report->components = r0.components;
         report->point_transform = r0.point_transform;
+    }
+
+    // One band of rows of an uncompressed mosaic: the file's little-endian samples are the host's, so a copy.
+    struct CopyJob {
+        const unsigned char *from;
+        ushort *to;
+        uint64_t rowBytes;
+        unsigned rows, bandRows;
+    };
+
+    static void copyBand(void *job, int i) {
+        CopyJob *j = (CopyJob *)job;
+        uint64_t first = (uint64_t)i * j->bandRows, count = std::min<uint64_t>(j->bandRows, j->rows - first);
+        memcpy((unsigned char *)j->to + first * j->rowBytes, j->from + first * j->rowBytes, count * j->rowBytes);
+    }
+
+    // Stands in for packed_dng_load_raw where it reads 16-bit samples: raw_height rows of raw_width samples from
+    // data_offset on, each RAW(row, col) = curve[sample] (read_shorts, then adobe_copy_pixel with one sample a pixel).
+    // Copied in bands in parallel when the curve is the identity and the file's byte order is the host's; LibRaw's
+    // loader for anything else, and for samples that run past the end (its short read flags the data error).
+    void ownUncompressedLoad() {
+        load_raw = libRawLoader;
+        libRawLoader = nullptr;
+        unpacker_data_t &u = libraw_internal_data.unpacker_data;
+        TrackedStream *stream = dynamic_cast<TrackedStream *>(libraw_internal_data.internal_data.input);
+        unsigned rw = imgdata.sizes.raw_width, rh = imgdata.sizes.raw_height;
+        if (!stream) return fallBack("not an in-memory stream");
+        if (!imgdata.rawdata.raw_image) return fallBack("no flat raw buffer");
+        if (u.tile_length < INT_MAX) return fallBack("tiles");
+        if (u.tiff_bps != 16) return fallBack("%u-bit samples", (unsigned)u.tiff_bps);
+        if (u.tiff_samples != 1) return fallBack("%u samples per pixel", u.tiff_samples);
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+        return fallBack("a big-endian host");
+#endif
+        if (u.order != 0x4949) return fallBack("big-endian samples");
+        if (rw == 0 || rh == 0) return fallBack("no raw size");
+        if ((size_t)imgdata.sizes.raw_pitch != (size_t)rw * 2) return fallBack("a raw pitch of %u bytes", imgdata.sizes.raw_pitch);
+        for (unsigned v = 0; v < 0x10000; v++)
+            if (imgdata.color.curve[v] != v) return fallBack("a linearization table");
+        uint64_t rowBytes = (uint64_t)rw * 2, bytes = rowBytes * rh;
+        INT64 start = u.data_offset;
+        if (start < 0 || (uint64_t)start > stream->length() || stream->length() - (uint64_t)start < bytes)
+            return fallBack("the samples run past the end of the file");
+        lw_advise_huge_pages(imgdata.rawdata.raw_image, (size_t)bytes);
+        CopyJob job = {stream->bytes() + start, imgdata.rawdata.raw_image, rowBytes, rh, 64};
+        parallel(context, (int)((rh + job.bandRows - 1) / job.bandRows), copyBand, &job);
+        stream->noteRead((uint64_t)start, bytes);
+        report->own = 1;
+        report->streams = 1;
+        report->precision = 16;
     }
 
     lw_parallel_for parallel = nullptr;

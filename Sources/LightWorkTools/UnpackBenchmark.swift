@@ -2,7 +2,7 @@ import Foundation
 import LightWork
 
 /// `bench --only unpack --raw FILE…`: the unpack of each file by LibRaw's own loader and by LightWork's
-/// lossless-JPEG decoder (RawDecoder.unpackMosaic), alternating, best of a few runs each, and whether the two
+/// (its lossless-JPEG decoder or its uncompressed copy; RawDecoder.unpackMosaic), alternating, best of a few runs each, and whether the two
 /// mosaics are the same bit for bit (a figure for a wrong mosaic would be worthless).
 enum UnpackBenchmark {
     static func run(urls: [URL], engine: EngineConfiguration, rounds: Int = 3) throws -> String {
@@ -28,6 +28,6 @@ enum UnpackBenchmark {
             lines.append("    LightWork's: \(ours.unpacker)")
             if !same { throw LightWorkError.decodeFailed("\(url.lastPathComponent): LightWork's mosaic differs from LibRaw's") }
         }
-        return "Lossless-JPEG unpack (best of \(rounds) each):\n" + lines.map { "  " + $0 }.joined(separator: "\n")
+        return "Unpack (best of \(rounds) each):\n" + lines.map { "  " + $0 }.joined(separator: "\n")
     }
 }

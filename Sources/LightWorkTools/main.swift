@@ -70,7 +70,7 @@ let usage = """
     bench times the full filter chain and the neutral render on a synthetic image (and decoding --raw FILE);
     --breakdown adds each filter's cost in a pass of its own and in cache (--only kernels: just the latter);
     --only highlights times decoding each --raw FILE (repeatable) with --highlights clip and reconstruct.
-    --only unpack times each --raw FILE's unpack by LibRaw's loader and by LightWork's lossless-JPEG decoder.
+    --only unpack times each --raw FILE's unpack by LibRaw's loader and by LightWork's (lossless JPEG, uncompressed).
     --only develop times each develop module and the whole develop stage with every module on.
     --only encode --image FILE.tif [--formats webp,heif] times each output format's writer on a 16-bit render.
     """

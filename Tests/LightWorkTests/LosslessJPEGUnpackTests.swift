@@ -4,17 +4,18 @@ import XCTest
 @testable import LightWork
 
 /// Issue 24 item 1: LightWork's own lossless-JPEG unpack (lw_ljpeg_decode, tile-parallel, in place of LibRaw's
-/// lossless_dng_load_raw). Every mosaic it writes is held bit for bit against the raw_image of a plain LibRaw
-/// handle (libraw_init / libraw_unpack, no LightWork code in the path), on generated DNGs of every layout the
+/// lossless_dng_load_raw), and its parallel copy of uncompressed 16-bit samples (in place of packed_dng_load_raw).
+/// Every mosaic they write is held bit for bit against the raw_image of a plain LibRaw handle (libraw_init / libraw_unpack, no LightWork code in the path), on generated DNGs of every layout the
 /// generator writes; damaged streams must either give LibRaw's own result (LightWork's decoder declined) or fail.
 final class LosslessJPEGUnpackTests: XCTestCase {
     /// A generated lossless-JPEG DNG (`ljpeg`: lightwork-tools' --ljpeg spec, nil for the default layout).
-    private static func makeDNG(_ url: URL, ljpeg: String?, width: Int = 640, height: Int = 480, seed: Int = 3, compression: String = "ljpeg") throws {
+    private static func makeDNG(_ url: URL, ljpeg: String?, width: Int = 640, height: Int = 480, seed: Int = 3, compression: String = "ljpeg",
+                                extra: [String] = []) throws {
         let tools = CLIRunner.binary.deletingLastPathComponent().appendingPathComponent("lightwork-tools")
         let p = Process()
         p.executableURL = tools
         p.arguments = ["make-sample-dng", "-o", url.path, "--seed", String(seed), "--width", String(width), "--height", String(height),
-                       "--scene", "photo", "--iso", "800", "--compression", compression] + (ljpeg.map { ["--ljpeg", $0] } ?? [])
+                       "--scene", "photo", "--iso", "800", "--compression", compression] + (ljpeg.map { ["--ljpeg", $0] } ?? []) + extra
         let err = Pipe()
         p.standardError = err
         p.standardOutput = FileHandle.nullDevice
@@ -113,14 +114,45 @@ final class LosslessJPEGUnpackTests: XCTestCase {
             XCTAssertEqual(ours.image.width, theirs.image.width)
             XCTAssertTrue(memcmp(ours.image.storage, theirs.image.storage, n * 2) == 0, "\(demosaic.rawValue): developed pixels differ")
         }
-        let other = try decode(plain, own: true, demosaic: .ahd)
-        XCTAssertEqual(other.decisions?["unpack"]?.hasPrefix("LibRaw "), true, other.decisions?["unpack"] ?? "")
-        XCTAssertFalse(other.decisions?["unpack"]?.contains("declined") ?? true)
+        // The uncompressed DNG: LightWork's parallel copy, the developed pixels LibRaw's loader's to the byte.
+        let plainOurs = try decode(plain, own: true, demosaic: .ahd), plainTheirs = try decode(plain, own: false, demosaic: .ahd)
+        XCTAssertEqual(plainOurs.decisions?["unpack"], "LightWork uncompressed (16-bit, rows in parallel)")
+        XCTAssertEqual(plainTheirs.decisions?["unpack"], "LibRaw packed_dng_load_raw")
+        XCTAssertTrue(memcmp(plainOurs.image.storage, plainTheirs.image.storage, 4 * plainOurs.image.width * plainOurs.image.height * 2) == 0,
+                      "uncompressed: developed pixels differ")
         // The shared real DNG (LG G4) is lossy JPEG: LibRaw's loader, LightWork's not asked.
         let lg = try TestPaths.sharedSamples("raw").appendingPathComponent("lg-g4-h815-lossy-linear.dng")
         let lgDecision = try RawDecoder.decode(url: lg, options: DecodeOptions()).decisions?["unpack"]
         print("LG G4 sample: \(lgDecision ?? "-")")
         XCTAssertEqual(lgDecision, "LibRaw lossy_dng_load_raw")
+    }
+
+    /// LightWork's uncompressed loader (a parallel copy in place of packed_dng_load_raw): Bayer and X-Trans, sizes
+    /// whose rows are not whole bands, 1 and 3 threads, each mosaic LibRaw's raw_image bit for bit; a file cut short
+    /// is left to LibRaw's loader, whose read past the end fails the unpack.
+    func testUncompressedDNGsUnpackToLibRawsMosaicBitForBit() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        for (index, (w, h, cfa)) in [(640, 480, "RGGB"), (642, 482, "GBRG"), (250, 170, "BGGR"), (600, 396, "XTRANS")].enumerated() {
+            let url = dir.appendingPathComponent("plain-\(index).dng")
+            try Self.makeDNG(url, ljpeg: nil, width: w, height: h, seed: index + 1, compression: "none", extra: ["--cfa", cfa])
+            let label = "\(w)x\(h) \(cfa)"
+            let reference = Self.libRawMosaic(try Data(contentsOf: url))
+            let expected = try XCTUnwrap(reference.values, "\(label): LibRaw fails: \(reference.failure ?? "")")
+            for threads in [1, 3] {
+                let ours = try RawDecoder.unpackMosaic(url: url, engine: EngineConfiguration(threads: threads))
+                XCTAssertTrue(ours.own, "\(label): \(ours.unpacker)")
+                XCTAssertEqual(ours.unpacker, "LightWork uncompressed (16-bit, rows in parallel)", label)
+                XCTAssertTrue(ours.values == expected, "\(label), \(threads) threads: first difference \(Self.firstDifference(ours.values, expected))")
+            }
+            XCTAssertGreaterThan(Set(expected).count, min(500, w * h / 8), label)
+        }
+        // Cut 1000 bytes into the samples: LightWork's loader declines, LibRaw's reads past the end, the unpack fails.
+        let whole = try Data(contentsOf: dir.appendingPathComponent("plain-0.dng"))
+        let cut = dir.appendingPathComponent("cut.dng")
+        try whole.prefix(whole.count - 1000).write(to: cut)
+        XCTAssertThrowsError(try RawDecoder.unpackMosaic(url: cut)) { print("uncompressed, cut short: \($0)") }
+        XCTAssertThrowsError(try RawDecoder.unpackMosaic(url: cut, lightWork: false))
+        XCTAssertThrowsError(try RawDecoder.decode(url: cut, options: DecodeOptions()))
     }
 
     /// The starts of the JPEG streams in a generated file (SOI, then the DHT the generator writes first).

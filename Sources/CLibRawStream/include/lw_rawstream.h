@@ -41,9 +41,17 @@ void *lw_raw_init(void);
 typedef void (*lw_parallel_body)(void *job, int index);
 typedef void (*lw_parallel_for)(void *context, int count, lw_parallel_body body, void *job);
 
+/// Which of LibRaw's DNG loaders LightWork's stood in for.
+typedef enum {
+    LW_RAW_LOADER_NONE = 0,
+    LW_RAW_LOADER_LOSSLESS_JPEG = 1,   ///< lossless_dng_load_raw: lw_ljpeg_decode, tile-parallel
+    LW_RAW_LOADER_UNCOMPRESSED = 2,    ///< packed_dng_load_raw on 16-bit samples in one run: rows copied in parallel
+} lw_raw_loader;
+
 /// Which loader produced the mosaic of one lw_raw_unpack.
 typedef struct {
-    int handled;         ///< the file's loader was LibRaw's lossless_dng_load_raw and LightWork's stood in for it
+    int handled;         ///< the file's loader was one LightWork's can stand in for (`loader`), and it was asked to
+    lw_raw_loader loader;   ///< which, when handled
     int own;             ///< LightWork's decoder wrote the mosaic (else LibRaw's loader did, for `reason`)
     int rejected;        ///< a stream LibRaw's loader cannot read safely: the decode must fail for `reason`
     int streams;         ///< lossless-JPEG streams (tiles) in the image
@@ -51,9 +59,10 @@ typedef struct {
     char reason[192];
 } lw_raw_unpack_report;
 
-/// LibRaw's unpack, with LightWork's tile-parallel lossless-JPEG decoder in place of lossless_dng_load_raw when
-/// `parallel` is non-NULL and the handle came from lw_raw_init; the mosaic is bit for bit LibRaw's (any stream
-/// the decoder does not read as LibRaw does goes to LibRaw's loader, for the whole image). Returns LibRaw's code.
+/// LibRaw's unpack, with LightWork's tile-parallel lossless-JPEG decoder in place of lossless_dng_load_raw, and a
+/// parallel copy in place of packed_dng_load_raw for 16-bit little-endian samples in one run, when `parallel` is
+/// non-NULL and the handle came from lw_raw_init; the mosaic is bit for bit LibRaw's (anything LightWork's loaders
+/// do not read as LibRaw does goes to LibRaw's loader, for the whole image). Returns LibRaw's code.
 int lw_raw_unpack(void *libraw_data, lw_parallel_for parallel, void *context, lw_raw_unpack_report *report);
 
 #ifdef __cplusplus

@@ -46,7 +46,7 @@ public enum RawDecoder {
         public let values: [UInt16]
         /// The `unpack` decision the decode records (DecodedImage.decisionKeys).
         public let unpacker: String
-        /// LightWork's lossless-JPEG decoder wrote the mosaic.
+        /// One of LightWork's loaders (lossless JPEG, uncompressed) wrote the mosaic.
         public let own: Bool
         /// Wall-clock seconds of the unpack (LibRaw's unpack with whichever loader ran).
         public let seconds: Double
@@ -231,15 +231,15 @@ public enum RawDecoder {
             dataError.deallocate()
         }
 
-        /// Whether `unpack` lets LightWork's lossless-JPEG decoder stand in for LibRaw's (tests and the bench turn it off).
+        /// Whether `unpack` lets LightWork's loaders (lossless JPEG, uncompressed) stand in for LibRaw's (tests and the bench turn it off).
         var ownUnpack = true
         /// Told when the file's bytes will not be read again (`decode(data:…inputDone:)`).
         var inputDone: (@Sendable () -> Void)?
         /// What the last `unpack` did (which loader wrote the mosaic, and why).
         var unpackReport = lw_raw_unpack_report()
 
-        /// LibRaw's unpack, with LightWork's tile-parallel lossless-JPEG decoder in place of LibRaw's DNG loader
-        /// where it reads the file exactly as LibRaw does (lw_raw_unpack); LibRaw's return code.
+        /// LibRaw's unpack, with LightWork's tile-parallel lossless-JPEG decoder or its parallel uncompressed copy in
+        /// place of LibRaw's DNG loader where it reads the file exactly as LibRaw does (lw_raw_unpack); LibRaw's return code.
         func unpack() -> Int32 {
             var report = lw_raw_unpack_report()
             let rc = lw_raw_unpack(lr, ownUnpack ? RawDecoder.parallelFor : nil, UnsafeMutableRawPointer(bitPattern: max(1, engine.threads)), &report)
@@ -253,12 +253,16 @@ public enum RawDecoder {
         /// The `unpack` decision: whose loader wrote the mosaic, and why LibRaw's when LightWork's declined.
         var unpackDecision: String {
             let r = unpackReport
+            if r.own != 0, r.loader == LW_RAW_LOADER_UNCOMPRESSED { return "LightWork uncompressed (16-bit, rows in parallel)" }
             if r.own != 0 {
                 return "LightWork lossless JPEG (\(r.streams) \(r.streams == 1 ? "stream" : "tiles"), \(r.precision)-bit, predictor \(r.predictor), "
                     + "\(r.components) component\(r.components == 1 ? "" : "s")\(r.point_transform != 0 ? ", point transform \(r.point_transform)" : ""))"
             }
             let loader = "LibRaw \(loaderName.hasSuffix("()") ? String(loaderName.dropLast(2)) : loaderName)"
-            if r.handled != 0 { return loader + " (LightWork's lossless-JPEG decoder declined: \(unpackReason))" }
+            if r.handled != 0 {
+                let ours = r.loader == LW_RAW_LOADER_UNCOMPRESSED ? "uncompressed loader" : "lossless-JPEG decoder"
+                return loader + " (LightWork's \(ours) declined: \(unpackReason))"
+            }
             return loader
         }
 
