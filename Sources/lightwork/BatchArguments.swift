@@ -101,6 +101,16 @@ enum BatchArguments {
         return fitted
     }
 
+    /// The launch to start a worker for before planning (`WorkerReserve`): the one `fitted` will choose when every
+    /// input named is a file and each is converted, else the unfitted one (a wrong guess only costs the spare's
+    /// loading, which the pool then closes). Nil when files are converted in this process.
+    static func reserveLaunch(_ c: BatchConfiguration, _ p: ParsedArguments) -> WorkerLaunch? {
+        var isDirectory: ObjCBool = false
+        let allFiles = p.positionals.allSatisfy { FileManager.default.fileExists(atPath: $0, isDirectory: &isDirectory) && !isDirectory.boolValue }
+        guard case .workers(let launch) = fitted(c, files: allFiles ? p.positionals.count : c.jobs, p).isolation else { return nil }
+        return launch
+    }
+
     /// Each worker's decoder (OpenMP) and engine get an equal share of the cores; a user's --threads wins.
     static func workers(jobs: Int, _ p: ParsedArguments, memoryLimit: Int?) -> BatchConfiguration.Isolation {
         let share = max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, jobs))

@@ -110,6 +110,7 @@ enum ConvertCommand {
         let rules: PlanRules
         let batch: BatchConfiguration
         let scope: ManifestScope
+        var reserve: WorkerReserve?
         do {
             parsed = try CommandLineParser.parse(args, specs: specs)
             if parsed.has("help") { print(help); return 0 }
@@ -119,9 +120,12 @@ enum ConvertCommand {
                 throw LightWorkError.usage("the input folder \(inside) is the output folder or lies inside it, and LightWork never takes "
                                            + "its own outputs as inputs: choose an output folder outside it")
             }
+            batch = try BatchArguments.configuration(parsed)
+            // The first worker starts loading now, while this process resolves the spec, reads the film, locks, plans
+            // and records (a usage error below closes it unused).
+            reserve = BatchArguments.reserveLaunch(batch, parsed).map(WorkerReserve.init(launch:))
             let spec = try makeSpec(parsed, outputDirectory: URL(fileURLWithPath: out))
             rules = try ExportArguments.rules(parsed, spec: spec)
-            batch = try BatchArguments.configuration(parsed)
             manifestURL = parsed.value("manifest").map { URL(fileURLWithPath: $0) }
                 ?? spec.output.directory.appendingPathComponent(batch.shard?.manifestFileName ?? "manifest.json")
             // Loads the film or LUT once here, so one that cannot be read fails before any file is touched.
@@ -178,6 +182,7 @@ enum ConvertCommand {
             return 2
         }
         runner.onNotice = { console.info($0) }
+        runner.workerReserve = reserve
         runner.returnsEntries = false
         var meter = ProgressMeter(total: plan.count)
         var manifestFailed = false

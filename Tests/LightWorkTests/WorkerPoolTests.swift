@@ -4,20 +4,58 @@ import XCTest
 
 /// BatchRunner with real `lightwork worker` processes: recycling after K files and replacement after a crash.
 final class WorkerPoolTests: XCTestCase {
-    private static func run(_ items: [InputItem], out: URL, force: Bool) -> (BatchRunner, Manifest) {
-        var config = BatchConfiguration()
+    private static var launch: WorkerLaunch {
         var launch = WorkerLaunch(executable: CLIRunner.binary.path, environment: ["OMP_NUM_THREADS": "1", "SWIFT_BACKTRACE": "enable=no"])
         launch.limits.threads = 1
+        return launch
+    }
+
+    private static func run(_ items: [InputItem], out: URL, force: Bool, reserve: WorkerReserve? = nil) -> (BatchRunner, Manifest) {
+        var config = BatchConfiguration()
         config.isolation = .workers(launch)
         config.jobs = 1
         config.recycleAfter = 3
         config.force = force
         let runner = BatchRunner(converter: try! FileConverter(spec: ConvertSpec(outputDirectory: out)),
                                  manifestURL: out.appendingPathComponent("manifest.json"), configuration: config)
+        runner.workerReserve = reserve
         let converter = runner.converter
         let jobs = items.map { PlannedJob(item: $0, action: .convert(output: converter.relativeOutputPath(for: $0))) }
         let manifest = runner.run(jobs, onEvent: { _ in }, onManifestError: { XCTFail("\($0)") })
         return (runner, manifest)
+    }
+
+    /// A worker started before planning (`WorkerReserve`) becomes the pool's first worker when it was started for the
+    /// same launch (no second process is started for the file); started for another launch (another environment),
+    /// it is closed unused and the pool starts its own; closed without a start message, it exits 0.
+    func testAReservedWorkerIsAdoptedOnlyForItsOwnLaunch() throws {
+        let dir = try TestPaths.temporaryDirectory(self)
+        let input = dir.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+        try BatchFixture.makeDNG(input.appendingPathComponent("one.dng"), seed: 40)
+        let items = InputWalker.items(for: [input.path])
+
+        let same = WorkerReserve(launch: Self.launch)
+        guard case .holding(let pid) = same.state else { return XCTFail("not started: \(same.state)") }
+        let (adopting, m1) = Self.run(items, out: dir.appendingPathComponent("out-1"), force: false, reserve: same)
+        XCTAssertEqual(m1.summary.converted, 1)
+        XCTAssertEqual(same.state, .adopted(pid: pid))
+        XCTAssertEqual(adopting.workersStarted, 1)
+        XCTAssertEqual(kill(pid, 0), -1, "the adopted worker was reaped at the end of the run")
+
+        var other = Self.launch
+        other.environment["OMP_NUM_THREADS"] = "2"
+        let mismatched = WorkerReserve(launch: other)
+        guard case .holding(let otherPid) = mismatched.state else { return XCTFail("not started: \(mismatched.state)") }
+        let (starting, m2) = Self.run(items, out: dir.appendingPathComponent("out-2"), force: false, reserve: mismatched)
+        XCTAssertEqual(m2.summary.converted, 1)
+        XCTAssertEqual(mismatched.state, .closed(pid: otherPid, .exited(0)))
+        XCTAssertEqual(starting.workersStarted, 1)
+
+        let unused = WorkerReserve(launch: Self.launch)
+        guard case .holding(let unusedPid) = unused.state else { return XCTFail("not started: \(unused.state)") }
+        unused.discard()
+        XCTAssertEqual(unused.state, .closed(pid: unusedPid, .exited(0)))
     }
 
     func testWorkersAreRecycledAfterKFilesAndReplacedAfterACrash() throws {

@@ -40,6 +40,8 @@ public final class BatchRunner: @unchecked Sendable {
     /// The output folder's manifests as the plan read them (`ResumeIndex.load` of `ResumeIndex.candidates`); nil:
     /// the run reads them itself.
     public var previousRuns: [(url: URL, manifest: Result<Manifest, Error>)]?
+    /// A worker started before planning (`WorkerReserve`), adopted by the run's pool as its first worker when it suits.
+    public var workerReserve: WorkerReserve?
 
     private let store: ManifestStore
     /// What earlier runs recorded in the output folder (nil without a ledger: resume then reads the manifests there).
@@ -93,7 +95,8 @@ public final class BatchRunner: @unchecked Sendable {
         previousRuns = nil
         if let reason = resume.unusableReason(for: selected.lazy.map { jobs[$0].item }) { onNotice(reason) }
 
-        let scheduler = JobScheduler(configuration: configuration, converter: converter)
+        let scheduler = JobScheduler(configuration: configuration, converter: converter, reserve: workerReserve)
+        defer { workerReserve?.discard() }
         var done = 0
         func record(_ index: Int, _ item: InputItem, _ entry: Manifest.Entry) {
             var entry = entry

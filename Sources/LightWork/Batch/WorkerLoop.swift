@@ -24,7 +24,9 @@ public enum WorkerLoop {
         if let parent = env[WorkerLaunch.parentVariable].flatMap({ pid_t($0) }), lw_batch_die_with_parent(parent) == 1 { return 1 }
         let out = dup(STDOUT_FILENO)
         dup2(STDERR_FILENO, STDOUT_FILENO)
-        guard let first = readLine(strippingNewline: true), let start = try? WorkerLine.decode(WorkerStart.self, from: Data(first.utf8)) else {
+        // EOF before any line: a reserve worker (WorkerReserve) the run did not need; nothing to do.
+        guard let first = readLine(strippingNewline: true) else { return 0 }
+        guard let start = try? WorkerLine.decode(WorkerStart.self, from: Data(first.utf8)) else {
             FileHandle.standardError.write(Data("lightwork worker: the first line is not a start message\n".utf8))
             return 2
         }

@@ -25,8 +25,12 @@ package final class WorkerPool {
     /// Processes started so far.
     private(set) var started = 0
 
-    init(launch: WorkerLaunch, spec: ConvertSpec, size: Int, timeout: Double?, recycleAfter: Int) {
+    /// A process started before planning, adopted as the first worker when it suits `launch`.
+    private let reserve: WorkerReserve?
+
+    init(launch: WorkerLaunch, spec: ConvertSpec, size: Int, timeout: Double?, recycleAfter: Int, reserve: WorkerReserve? = nil) {
         self.launch = launch
+        self.reserve = reserve
         start = launch.start(spec)
         self.size = max(1, size)
         self.timeout = timeout
@@ -50,7 +54,12 @@ package final class WorkerPool {
                 worker = idle
             } else {
                 do {
-                    worker = try WorkerProcess(launch: launch, start: start)
+                    if let spare = reserve?.take(for: launch) {
+                        try spare.begin(start)
+                        worker = spare
+                    } else {
+                        worker = try WorkerProcess(launch: launch, start: start)
+                    }
                 } catch {
                     return .lost(job, WorkerPool.failure(error), signal: nil, pid: 0)
                 }
@@ -136,6 +145,7 @@ package final class WorkerPool {
 
     /// Lets idle workers exit (EOF on their stdin) and reaps every worker.
     func shutdown() {
+        reserve?.discard()
         for worker in workers { worker.closeInput() }
         for worker in workers { retire(worker, kill: worker.job != nil) }
     }

@@ -20,6 +20,12 @@ public struct WorkerLaunch: Sendable {
     /// The first message a worker converting to `spec` is sent.
     public func start(_ spec: ConvertSpec) -> WorkerStart { WorkerStart(spec: spec, limits: limits) }
 
+    /// Whether a process started for `other` is one started for this launch: the same program, arguments and
+    /// environment (the limits travel in the start message, so they may differ).
+    public func startsSameProcess(as other: WorkerLaunch) -> Bool {
+        executable == other.executable && arguments == other.arguments && environment == other.environment
+    }
+
     /// The environment variable through which a worker learns its parent's pid (for the parent-death signal).
     public static let parentVariable = "LIGHTWORK_WORKER_PARENT"
 
@@ -60,7 +66,13 @@ final class WorkerProcess {
     var maxRSSKiB = 0
 
     /// Starts the process and sends it `start`, its first line.
-    init(launch: WorkerLaunch, start: WorkerStart) throws {
+    convenience init(launch: WorkerLaunch, start: WorkerStart) throws {
+        try self.init(spawning: launch)
+        try begin(start)
+    }
+
+    /// Starts the process only: it loads and then waits for its start message (`begin`), or exits quietly at EOF.
+    init(spawning launch: WorkerLaunch) throws {
         var toChild: [Int32] = [-1, -1], fromChild: [Int32] = [-1, -1]
         guard lw_batch_pipe(&toChild, O_CLOEXEC) == 0 else { throw WorkerProcess.failure("pipe") }
         guard lw_batch_pipe(&fromChild, O_CLOEXEC) == 0 else {
@@ -109,7 +121,11 @@ final class WorkerProcess {
         input = toChild[1]
         output = fromChild[0]
         _ = fcntl(output, F_SETFL, fcntl(output, F_GETFL) | O_NONBLOCK)
-        // A worker that cannot be told what to do is of no use: reap it and report the failure to start.
+    }
+
+    /// Sends `start`, the first line; a worker that cannot be told what to do is of no use, so on failure it is
+    /// reaped and the failure to start thrown.
+    func begin(_ start: WorkerStart) throws {
         do { try write(WorkerLine.encode(start)) } catch {
             _ = wait()
             throw error

@@ -76,15 +76,17 @@ final class JobScheduler {
     private var failure: Error?
     private var retiredStats = (started: 0, peak: 0, peakTotal: 0)
 
-    /// Jobs the configuration's isolation runs (worker processes or this process).
-    convenience init(configuration: BatchConfiguration, converter: FileConverter) {
+    /// Jobs the configuration's isolation runs (worker processes or this process); `reserve`, a worker started
+    /// earlier, becomes the first worker when it was started for the same launch.
+    convenience init(configuration: BatchConfiguration, converter: FileConverter, reserve: WorkerReserve? = nil) {
         self.init(configuration: configuration, converter: converter) { scheduler in
             switch scheduler.configuration.isolation {
             case .inProcess:
+                reserve?.discard()
                 return InProcessExecutor(converter: scheduler.converter)
             case .workers(let launch):
                 return WorkerPool(launch: launch, spec: scheduler.converter.spec, size: scheduler.configuration.jobs, timeout: scheduler.configuration.timeout,
-                                  recycleAfter: scheduler.configuration.recycleAfter)
+                                  recycleAfter: scheduler.configuration.recycleAfter, reserve: reserve)
             }
         }
     }
