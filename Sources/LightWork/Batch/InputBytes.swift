@@ -6,16 +6,18 @@ import Foundation
 ///
 /// The memory is an anonymous mapping, not the allocator's: unmapping it returns it to the system at once, where a
 /// worker's allocator keeps freed memory in its heap (`WorkerLaunch.allocatorTunables`). Readers (the hash thread)
-/// hold the bytes with `read`; `release` waits for them. After `release` the `data` view must not be touched:
-/// the memory is gone, so a stray read faults loudly instead of seeing other bytes.
+/// hold the bytes with `readAsync`; `release` does not wait for them (the decode goes on while the hash finishes):
+/// the last of them to finish gives the memory back. After `release` the `data` view must not be touched by the
+/// caller: once the memory is gone, a stray read faults loudly instead of seeing other bytes.
 public final class InputBytes: @unchecked Sendable {
     /// The file's bytes, as Data (no copy); valid until `release`.
     public let data: Data
     private let base: UnsafeMutableRawPointer?
     private let mapped: Int
-    private let readers = DispatchGroup()
     private let lock = NSLock()
     private var released = false
+    /// Readers started by `readAsync` and not yet done (under `lock`).
+    private var readers = 0
 
     /// Reads the regular file at `url` whole, refusing what is not one.
     public init(contentsOf url: URL) throws {
@@ -56,28 +58,34 @@ public final class InputBytes: @unchecked Sendable {
 
     deinit { if !released, let base { munmap(base, mapped) } }
 
-    /// Runs `body` on another thread while holding the bytes: `release` waits until it returns. The hold is taken
-    /// here, before this returns, so a `release` that follows cannot overtake it.
+    /// Runs `body` on another thread while holding the bytes: they stay mapped until it returns, even past a
+    /// `release`. The hold is taken here, before this returns, so a `release` that follows cannot overtake it.
     public func readAsync(_ body: @escaping @Sendable (Data) -> Void) {
         lock.lock()
         precondition(!released, "the input's bytes were read after they were given back")
-        readers.enter()
+        readers += 1
         lock.unlock()
-        let data = self.data, readers = self.readers
+        let data = self.data
         DispatchQueue.global().async {
             body(data)
-            readers.leave()
+            self.lock.lock()
+            self.readers -= 1
+            let last = self.released && self.readers == 0
+            self.lock.unlock()
+            if last { self.unmap() }
         }
     }
 
-    /// Gives the memory back once every reader is done; no reader may start after. Idempotent.
+    /// Gives the memory back now, or when the last reader finishes; no reader may start after. Idempotent.
     public func release() {
         lock.lock()
-        let first = !released
+        let now = !released && readers == 0
         released = true
         lock.unlock()
-        guard first, let base else { return }
-        readers.wait()
-        munmap(base, mapped)
+        if now { unmap() }
+    }
+
+    private func unmap() {
+        if let base { munmap(base, mapped) }
     }
 }
