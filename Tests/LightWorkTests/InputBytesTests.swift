@@ -2,8 +2,8 @@ import Foundation
 import XCTest
 @testable import LightWork
 
-/// `InputBytes`: `release` gives the input's memory back without waiting for the hash thread, which still reads the
-/// whole file (its digest is coreutils' `sha256sum`); the last reader to finish unmaps it.
+/// `InputBytes`: the file is read in pieces at once, and `release` gives the memory back without waiting for the
+/// hash thread, which still reads the whole file (its digest is coreutils' `sha256sum`); the last reader unmaps it.
 final class InputBytesTests: XCTestCase {
     /// Whether the page at `address` is mapped in this process (msync fails with ENOMEM on an unmapped range).
     private static func isMapped(_ address: UInt) -> Bool {
@@ -26,9 +26,11 @@ final class InputBytesTests: XCTestCase {
         let dir = try TestPaths.temporaryDirectory(self)
         let file = dir.appendingPathComponent("input.bin")
         var rng = SystemRandomNumberGenerator()
-        let words = (0..<(1 << 20)).map { _ in rng.next() as UInt64 }
-        try words.withUnsafeBytes { Data($0) }.write(to: file)
+        // Two pieces and a bit (`InputBytes.pieceBytes`), read at once: the digest below holds them to the file.
+        let words = (0..<(2 * InputBytes.pieceBytes / 8 + 1544)).map { _ in rng.next() as UInt64 }
+        try words.withUnsafeBytes { Data($0).prefix(2 * InputBytes.pieceBytes + 12_345) }.write(to: file)
         let input = try InputBytes(contentsOf: file)
+        XCTAssertEqual(input.data.count, 2 * InputBytes.pieceBytes + 12_345)
         let base = input.data.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
         XCTAssertTrue(Self.isMapped(base))
 

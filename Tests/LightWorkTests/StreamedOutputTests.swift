@@ -33,7 +33,8 @@ final class StreamedOutputTests: XCTestCase {
                     let finished = renderer.render(image, context: context, output: output)
                     let rows = renderer.rows(image, context: context, output: output)
                     XCTAssertEqual([rows.width, rows.height, rows.channels], [finished.width, finished.height, finished.channels])
-                    // Runs of 1, 7, 64 and 13 rows in turn, the last cut short by the image's end.
+                    // Runs of 1, 7, 64 and 13 rows in turn, the last cut short by the image's end: each run differs from
+                    // the one `RenderedRows` rendered ahead (the next run of the same size), which is then put aside.
                     var streamed = [UInt8](), y = 0, k = 0
                     while y < image.height {
                         let count = min([1, 7, 64, 13][k % 4], image.height - y)

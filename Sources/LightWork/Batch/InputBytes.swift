@@ -35,17 +35,27 @@ public final class InputBytes: @unchecked Sendable {
         guard let p = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), p != MAP_FAILED else {
             throw LightWorkError.decodeFailed("cannot read the file: no memory for its \(size) bytes")
         }
+        // In pieces read at once (each faults in and fills its own pages): on one thread a 48 MB file took ~30 ms
+        // here, most of it the first touch of the fresh memory, while the other core waited.
+        let piece = InputBytes.pieceBytes, pieces = (size + piece - 1) / piece
+        let results = UnsafeMutableBufferPointer<Int>.allocate(capacity: pieces)
+        defer { results.deallocate() }
+        let target = UncheckedSendable(p), counts = UncheckedSendable(results)
+        DispatchQueue.concurrentPerform(iterations: pieces) { k in
+            counts.value[k] = InputBytes.read(fd, into: target.value, from: k * piece, to: min(size, (k + 1) * piece))
+        }
+        // The bytes are those before the first piece that came short (the file shrank while it was read: what is
+        // there is what is decoded and hashed), or the first error.
         var done = 0
-        while done < size {
-            let n = pread(fd, p + done, size - done, off_t(done))
-            if n < 0, errno == EINTR { continue }
+        for k in 0..<pieces {
+            let n = results[k]
             if n < 0 {
-                let reason = String(cString: strerror(errno))
+                let reason = String(cString: strerror(Int32(-n)))
                 munmap(p, size)
                 throw LightWorkError.decodeFailed("cannot read the file: \(reason)")
             }
-            if n == 0 { break }   // shorter than it was a moment ago: what is there is what is decoded and hashed
             done += n
+            if n < min(size, (k + 1) * piece) - k * piece { break }
         }
         guard done > 0 else {
             munmap(p, size)
@@ -57,6 +67,22 @@ public final class InputBytes: @unchecked Sendable {
     }
 
     deinit { if !released, let base { munmap(base, mapped) } }
+
+    /// The size of the pieces a file is read in, at once.
+    static let pieceBytes = 8 << 20
+
+    /// Reads bytes `start..<end` of `fd` into `base + start`: how many it read before the end of the file, or −errno.
+    private static func read(_ fd: Int32, into base: UnsafeMutableRawPointer, from start: Int, to end: Int) -> Int {
+        var at = start
+        while at < end {
+            let n = pread(fd, base + at, end - at, off_t(at))
+            if n < 0, errno == EINTR { continue }
+            if n < 0 { return -Int(errno) }
+            if n == 0 { break }
+            at += n
+        }
+        return at - start
+    }
 
     /// Runs `body` on another thread while holding the bytes: they stay mapped until it returns, even past a
     /// `release`. The hold is taken here, before this returns, so a `release` that follows cannot overtake it.

@@ -43,8 +43,13 @@ extension EncodedPixels: OutputRows {
 }
 
 /// Output rows made on demand: the renderer's chain and output transform run over just the rows a writer asks for,
-/// into one buffer reused for every run, with the bytes `Renderer.render` gives (filters depend on coordinates,
+/// into buffers reused for every run, with the bytes `Renderer.render` gives (filters depend on coordinates,
 /// never on how rows are grouped). A 96 MP 16-bit output is then a few megabytes in flight instead of 576 MB.
+///
+/// While the writer works on one run (copying it into its file, waiting for the window before to be hashed and
+/// written), the next run (the same number of rows after it: writers ask in order) is already being rendered into
+/// a second buffer with scratch of its own; measured on one 24 MP TIFF, the cores otherwise sat idle a third of
+/// the time the write took. A run asked for other than the one rendered ahead is rendered then; the bytes are the same.
 public final class RenderedRows: OutputRows, @unchecked Sendable {
     public let width: Int, height: Int, channels: Int
     public let depth: EncodedPixels.Depth
@@ -52,9 +57,12 @@ public final class RenderedRows: OutputRows, @unchecked Sendable {
     private let image: WorkingImage
     private let context: RenderContext
     private let output: OutputTransform
-    private let sweep: Renderer.Sweep
-    private var buffer: UnsafeMutableRawPointer?
-    private var capacity = 0
+    /// One sweep per buffer: each has its own scratch, so the two can run at once.
+    private let sweeps: [Renderer.Sweep]
+    private var buffers: [UnsafeMutableRawPointer?] = [nil, nil]
+    private var capacities = [0, 0]
+    /// The run being rendered ahead, into which buffer, and when it is done.
+    private var ahead: (rows: Range<Int>, slot: Int, done: DispatchGroup)?
 
     init(renderer: Renderer, image: WorkingImage, context: RenderContext, output spec: OutputSpec) {
         self.renderer = renderer
@@ -63,28 +71,61 @@ public final class RenderedRows: OutputRows, @unchecked Sendable {
         output = OutputTransform(input: renderer.finalSpace(storage: image.space), space: spec.space, depth: spec.depth,
                                  hasAlpha: image.hasAlpha, keepAlpha: spec.keepAlpha, background: spec.background)
         (width, height, channels, depth) = (image.width, image.height, output.channels, output.depth)
-        sweep = renderer.prepare(image, context, keepsLastDomain: true)
+        let sweep = renderer.prepare(image, context, keepsLastDomain: true)
+        sweeps = [sweep, sweep.withOwnScratch()]
     }
 
-    deinit { buffer?.deallocate() }
+    deinit {
+        ahead?.done.wait()
+        buffers.forEach { $0?.deallocate() }
+    }
 
     public func withRows<R>(_ range: Range<Int>, _ body: (UnsafeRawPointer) throws -> R) throws -> R {
         precondition(range.lowerBound >= 0 && range.upperBound <= height)
-        let bytes = range.count * rowBytes
-        if bytes > capacity {
-            buffer?.deallocate()
-            buffer = .allocate(byteCount: bytes, alignment: 64)
-            capacity = bytes
+        let slot: Int
+        if let pending = ahead {
+            pending.done.wait()
+            ahead = nil
+            slot = pending.slot
+            if pending.rows != range { render(range, slot: slot) }
+        } else {
+            slot = 0
+            render(range, slot: slot)
         }
-        let out = UncheckedSendable(buffer!), first = range.lowerBound, output = self.output
+        let next = range.upperBound..<min(height, range.upperBound + range.count)
+        if !next.isEmpty {
+            let done = DispatchGroup()
+            let target = buffer(slot ^ 1, rows: next.count)
+            ahead = (next, slot ^ 1, done)
+            DispatchQueue.global().async(group: done) { self.render(next, into: target.value, sweep: self.sweeps[slot ^ 1]) }
+        }
+        return try body(UnsafeRawPointer(buffers[slot]!))
+    }
+
+    /// Buffer `slot`, large enough for `rows` rows (not in use by a render ahead when called).
+    private func buffer(_ slot: Int, rows: Int) -> UncheckedSendable<UnsafeMutableRawPointer> {
+        let bytes = rows * rowBytes
+        if bytes > capacities[slot] {
+            buffers[slot]?.deallocate()
+            buffers[slot] = .allocate(byteCount: bytes, alignment: 64)
+            capacities[slot] = bytes
+        }
+        return UncheckedSendable(buffers[slot]!)
+    }
+
+    private func render(_ range: Range<Int>, slot: Int) {
+        render(range, into: buffer(slot, rows: range.count).value, sweep: sweeps[slot])
+    }
+
+    private func render(_ range: Range<Int>, into out: UnsafeMutableRawPointer, sweep: Renderer.Sweep) {
+        let first = range.lowerBound, output = self.output
         if depth == .eight {
-            let p = out.value.assumingMemoryBound(to: UInt8.self)
+            let p = out.assumingMemoryBound(to: UInt8.self)
             renderer.sweep(sweep, image, context, rows: range) { output.encode($0, into: p, firstRow: first) }
         } else {
-            let p = out.value.assumingMemoryBound(to: UInt16.self)
+            let p = out.assumingMemoryBound(to: UInt16.self)
             renderer.sweep(sweep, image, context, rows: range) { output.encode($0, into: p, firstRow: first) }
         }
-        return try body(UnsafeRawPointer(out.value))
     }
 }
 

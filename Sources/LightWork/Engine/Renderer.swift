@@ -119,6 +119,12 @@ public struct Renderer: Sendable {
         fileprivate let rowsPerBand: Int
         /// The space the values are in after the last filter.
         let last: WorkingSpace
+
+        /// The same sweep with scratch of its own, so that it can run at the same time as this one (on other rows).
+        func withOwnScratch() -> Sweep {
+            Sweep(steps: steps, loadTable: loadTable, tail: tail,
+                  scratch: scratch.map { BandScratch(capacity: $0.capacity) }, rowsPerBand: rowsPerBand, last: last)
+        }
     }
 
     /// Prepares a sweep of `image`; `keepsLastDomain` leaves the values in the last filter's domain (for the output
