@@ -88,7 +88,14 @@ public struct FileConverter: Sendable {
             let carriedOrError = Result { spec.export.stripMetadata ? nil
                 : try CarriedMetadata.resolve(input: item.url, data: data, overrides: spec.export.metadata) }
             // From here `data` is not read: a RAW decode gives the bytes back after its unpack (`InputBytes`).
-            let decodedOrError = Result { try decode(data: data, url: item.url, inputDone: { input.release() }) }
+            // Without a resize between them, the output placement joins the scene's (one conversion to planes and back),
+            // and a RAW decode may run them on its rows when they are per-pixel (DecodeOptions.developInDecode).
+            let outputToo = spec.export.resize == nil
+            var options = decodeOptions
+            options.developInDecode = outputToo ? [.scene, .output] : [.scene]
+            let decodedOrError = Result {
+                try CodecRegistry.decoder(for: data).decode(data: data, url: item.url, options: options, engine: engine, inputDone: { input.release() })
+            }
             hashed.wait()
             entry.input.sha256 = inputDigest.withLock { $0 }
             var decoded = try decodedOrError.get()
@@ -109,10 +116,13 @@ public struct FileConverter: Sendable {
             var changes: [LosslessPath.Change] = renderer.filters.isEmpty ? [] : [.look]
             // The develop stage on the scene-referred image, before resizing (DevelopStage; nothing when all is off).
             var develop = DevelopContext(kind: decoded.kind, metadata: decoded.metadata, details: decoded.details, engine: engine)
-            // Without a resize between them, the output placement joins the scene's (one conversion to planes and back).
-            let outputToo = spec.export.resize == nil
-            if let developed = try DevelopStage.run(outputToo ? [.scene, .output] : [.scene], settings: spec.develop, image: decoded.image,
-                                                     overwriting: true, context: &develop) {
+            if let done = decoded.developContext {
+                // The decode ran these placements' per-pixel modules on its rows: what they decided is this stage's.
+                develop.decisions.merge(done.decisions) { $1 }
+                develop.notes += done.notes
+                changes.append(.develop)
+            } else if let developed = try DevelopStage.run(outputToo ? [.scene, .output] : [.scene], settings: spec.develop, image: decoded.image,
+                                                            overwriting: true, context: &develop) {
                 decoded.image = developed
                 changes.append(.develop)
                 entry.timings["develop"] = clock.lap()

@@ -27,6 +27,9 @@ public struct DecodedImage: Sendable {
     /// The RGB decoder's integer samples (alpha, or every channel when `DecodeOptions.keepsColourSamples`), upright;
     /// nil for RAW and for files without alpha whose colour was not asked for.
     public var samples: SourceSamples? = nil
+    /// Set when the decode already ran the develop modules of `DecodeOptions.developInDecode` on the image: the
+    /// context they left (their decisions and notes); the caller does not run those placements again.
+    public var developContext: DevelopContext? = nil
 
     public init(image: WorkingImage, kind: Kind, metadata: ImageMetadata = ImageMetadata(), notes: [String] = [],
                 sourceProfile: String, details: [String: String] = [:]) {
@@ -60,6 +63,11 @@ public struct DecodeOptions: Sendable, Codable, Equatable {
     /// Whether RGB decoders keep every channel's integer samples beside the working image (`DecodedImage.samples`):
     /// set when nothing in the spec changes pixels, so `LosslessPath` may write them as they are. Alpha is always kept.
     public var keepsColourSamples = false
+    /// Develop placements whose modules a RAW decode may apply to its rows inside its colour conversion, while each
+    /// row is in the cache, when every module there is per-pixel (`DevelopStage.pointOperations`): the bits are the
+    /// develop stage's. `DecodedImage.developContext` says whether it did. Nil (encoded as absent, so stored
+    /// options read as before): the decode develops nothing.
+    public var developInDecode: Set<DevelopPlacement>? = nil
 
     public init() {}
 

@@ -420,12 +420,25 @@ public enum RawDecoder {
             }
             let image = WorkingImage.unfilled(width: w, height: h, space: .rawLinear)   // convert writes every pixel
             let peak: UInt16
+            var developed: DevelopContext?
             if own {
                 let toXYZ = Matrix3.diagonal(1 / CIE.d50) * WorkingSpace.rawLinear.primaries.toXYZD50 * (cameraMatrix ?? .identity)
                 let tiles = if let mosaic, let kernel { mosaic.tiles(kernel, cameraToXYZ: toXYZ) } else { xtrans!.tiles(cameraToXYZ: toXYZ) }
-                // Square pixels with nothing to rebuild: demosaic and colour in one pass over bands of tile rows.
+                // Square pixels with nothing to rebuild: demosaic and colour in one pass over bands of tile rows, and the
+                // develop stage's per-pixel modules on each row too when asked and nothing comes between (no profile steps).
                 if aspect == 1, !reconstruct {
-                    peak = RawDecoder.convertBands(tiles, orientation: orientation, matrix: matrix ?? .identity, into: image, engine: engine)
+                    var operations: [PointOperation] = []
+                    if rendering == nil, let placements = options.developInDecode {
+                        var meta = metadata()
+                        meta.orientation = orientation.rawValue
+                        var context = DevelopContext(kind: .raw, metadata: meta, details: details, engine: engine)
+                        if let planned = DevelopStage.pointOperations(placements, settings: options.develop, context: &context) {
+                            operations = planned
+                            developed = context
+                        }
+                    }
+                    peak = RawDecoder.convertBands(tiles, orientation: orientation, matrix: matrix ?? .identity, into: image, engine: engine,
+                                                   operations: operations)
                 } else {
                     var pixels = tiles.run(engine: engine)
                     var highlights: HighlightReconstruction?
@@ -467,7 +480,9 @@ public enum RawDecoder {
             if chosen == nil, balance != .asShot && balance != .asShotApplied {
                 notes.append("no as-shot white balance in the file: \(balance.rawValue) used")
             }
-            return DecodedImage(image: image, kind: .raw, metadata: meta, notes: notes, sourceProfile: sourceProfile, details: details)
+            var decoded = DecodedImage(image: image, kind: .raw, metadata: meta, notes: notes, sourceProfile: sourceProfile, details: details)
+            decoded.developContext = developed
+            return decoded
         }
 
         /// The matrix from balanced camera RGB (0…1) to the working space. `multipliers` are the white-balance
@@ -569,10 +584,10 @@ public enum RawDecoder {
     /// 16-bit buffer exists between the demosaic and the working image; returns the largest demosaicked value.
     /// The working image is upright: each stored row becomes a line of it (a row, reversed or not, or a column).
     static func convertBands(_ tiles: DemosaicTiles, orientation: Orientation, matrix: Matrix3?, into image: WorkingImage,
-                             engine: EngineConfiguration) -> UInt16 {
+                             engine: EngineConfiguration, operations: [PointOperation] = []) -> UInt16 {
         let sw = tiles.width, w = image.width, h = image.height
         let workers = engine.workers(for: tiles.bandCount)
-        let rows = RowConversion(width: sw, workers: workers, matrix: matrix)
+        let rows = RowConversion(width: sw, workers: workers, matrix: matrix, operations: operations)
         let peaks = UncheckedSendable(UnsafeMutablePointer<UInt16>.allocate(capacity: tiles.bandCount))
         defer { peaks.value.deallocate() }
         let inverse = orientation.inverse, storage = UncheckedSendable(UnsafeMutableRawPointer(image.storage))
@@ -677,9 +692,12 @@ final class RowConversion: @unchecked Sendable {
     private let halves: UnsafeMutablePointer<UInt16>
     private let m: [Float]
     private let transform: Bool
+    /// Develop modules applied to each converted row (`DecodeOptions.developInDecode`).
+    private let operations: [PointOperation]
 
-    init(width: Int, workers: Int, matrix: Matrix3?) {
+    init(width: Int, workers: Int, matrix: Matrix3?, operations: [PointOperation] = []) {
         self.width = width
+        self.operations = operations
         // Per worker: three planes transformed in place and one alpha plane of ones.
         planes = .allocate(capacity: workers * 4 * width)
         halves = .allocate(capacity: workers * 4 * width)
@@ -722,6 +740,12 @@ final class RowConversion: @unchecked Sendable {
             }
         }
         lw_planar_to_rgba_half(r, g, b, alpha, dst, w)
+        if !operations.isEmpty {
+            // As DevelopStage.pointed would: the stored half floats read back, the modules, stored again.
+            lw_rgba_half_to_planar(dst, r, g, b, alpha, w)
+            for operation in operations { operation.apply(r, g, b, w) }
+            lw_planar_to_rgba_half(r, g, b, alpha, dst, w)
+        }
         return peak
     }
 }

@@ -49,6 +49,40 @@ public enum DevelopStage {
     /// and a placement of per-pixel modules writes its result back into it (no second image).
     public static func run(_ placements: Set<DevelopPlacement>, settings: DevelopSettings, image: WorkingImage,
                            overwriting: Bool = false, context: inout DevelopContext) throws -> WorkingImage? {
+        let active = activeModules(placements, settings: settings, context: &context)
+        guard !active.isEmpty else { return nil }
+        // Only per-pixel modules (the export default, the base tone, alone or with a fixed exposure): row by row.
+        if let allPoints = pointOperations(of: active, settings: settings, context: &context) {
+            return pointed(image, allPoints, into: overwriting ? image : nil, engine: context.engine)
+        }
+        return try runPlanar(active, settings: settings, image: image, context: &context)
+    }
+
+    /// The per-pixel operations of `placements`' modules, in order, when every module that runs there is per-pixel
+    /// (the export default `tone standard`, alone or with a fixed exposure), recording their decisions and notes in
+    /// `context`; nil (and `context` as it was) when none runs or one needs more than a pixel. A decoder that applies
+    /// them to its rows (`DecodeOptions.developInDecode`) gives the bits `run` would.
+    public static func pointOperations(_ placements: Set<DevelopPlacement>, settings: DevelopSettings,
+                                       context: inout DevelopContext) -> [PointOperation]? {
+        var trial = context
+        let active = activeModules(placements, settings: settings, context: &trial)
+        guard !active.isEmpty, let operations = pointOperations(of: active, settings: settings, context: &trial) else { return nil }
+        context = trial
+        return operations
+    }
+
+    private static func pointOperations(of active: [any DevelopModule.Type], settings: DevelopSettings,
+                                        context: inout DevelopContext) -> [PointOperation]? {
+        var trial = context
+        let allPoints = active.compactMap { ($0 as? any PointDevelopModule.Type)?.pointOperation(settings, context: &trial) }
+        guard allPoints.count == active.count else { return nil }
+        context = trial
+        return allPoints
+    }
+
+    /// The modules that run at `placements` under `settings`, in order (notes for those the RGB path skips go to `context`).
+    private static func activeModules(_ placements: Set<DevelopPlacement>, settings: DevelopSettings,
+                                      context: inout DevelopContext) -> [any DevelopModule.Type] {
         var active: [any DevelopModule.Type] = []
         for module in modules where !settings.isOff(module.descriptor.name) {
             let d = module.descriptor
@@ -61,14 +95,12 @@ public enum DevelopStage {
             }
             active.append(module)
         }
-        guard !active.isEmpty else { return nil }
-        // Only per-pixel modules (the export default, the base tone, alone or with a fixed exposure): row by row.
-        var trial = context
-        let allPoints = active.compactMap { ($0 as? any PointDevelopModule.Type)?.pointOperation(settings, context: &trial) }
-        if allPoints.count == active.count {
-            context = trial
-            return pointed(image, allPoints, into: overwriting ? image : nil, engine: context.engine)
-        }
+        return active
+    }
+
+    /// `active` on float planes: geometry composed and resampled, per-pixel runs in one pass, the rest in turn.
+    private static func runPlanar(_ active: [any DevelopModule.Type], settings: DevelopSettings, image: WorkingImage,
+                                  context: inout DevelopContext) throws -> WorkingImage? {
         var planes = PlanarImage(image, engine: context.engine)
         // Consecutive geometric modules compose into one geometry, resampled when a pixel module or the end needs it;
         // consecutive per-pixel modules run as one pass over the rows, and when they come last, inside the
