@@ -27,7 +27,8 @@ final class WorkerPoolTests: XCTestCase {
 
     /// A worker started before planning (`WorkerReserve`) becomes the pool's first worker when it was started for the
     /// same launch (no second process is started for the file); started for another launch (another environment),
-    /// it is closed unused and the pool starts its own; closed without a start message, it exits 0.
+    /// it is told to exit while the pool starts its own, and reaped at the end of the run; closed without a start
+    /// message, it exits 0.
     func testAReservedWorkerIsAdoptedOnlyForItsOwnLaunch() throws {
         let dir = try TestPaths.temporaryDirectory(self)
         let input = dir.appendingPathComponent("in")

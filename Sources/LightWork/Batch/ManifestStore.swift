@@ -154,9 +154,9 @@ public final class ManifestStore {
         hasUnsavedChanges = true
     }
 
-    /// The run ended: `interrupted` (a signal, a full disk) or finished now.
-    public func finish(interrupted: Bool) {
-        if interrupted { manifest.interrupted = true } else { manifest.finishedAt = Manifest.timestamp(Date()) }
+    /// The run ended: `interrupted` (a signal, a full disk) or finished at `date` (now).
+    public func finish(interrupted: Bool, at date: Date = Date()) {
+        if interrupted { manifest.interrupted = true } else { manifest.finishedAt = Manifest.timestamp(date) }
         headerChanged = true
         hasUnsavedChanges = true
     }

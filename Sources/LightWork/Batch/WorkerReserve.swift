@@ -11,6 +11,8 @@ public final class WorkerReserve {
         case holding(pid: pid_t)
         /// Handed to a pool as a worker.
         case adopted(pid: pid_t)
+        /// Told to exit unused (started for another launch), not yet reaped.
+        case closing(pid: pid_t)
         /// Closed unused and reaped, with how it ended.
         case closed(pid: pid_t, WorkerTermination)
         /// It could not be started (the pool meets and reports the same failure when it starts its own).
@@ -28,12 +30,14 @@ public final class WorkerReserve {
         state = spare.map { .holding(pid: $0.pid) } ?? .notStarted
     }
 
-    /// The spare process when it was started for `launch` (the caller sends its start message), else nil; the
-    /// reserve holds nothing afterwards either way.
+    /// The spare process when it was started for `launch` (the caller sends its start message), else nil. A spare
+    /// started for another launch is told to exit (EOF) without waiting for it, which may still be loading: the pool's
+    /// own worker starts meanwhile, and `discard` reaps the spare at the end of the run.
     func take(for launch: WorkerLaunch) -> WorkerProcess? {
-        guard let process = spare else { return nil }
+        guard let process = spare, case .holding = state else { return nil }
         guard self.launch.startsSameProcess(as: launch) else {
-            discard()
+            process.closeInput()
+            state = .closing(pid: process.pid)
             return nil
         }
         spare = nil
@@ -41,7 +45,7 @@ public final class WorkerReserve {
         return process
     }
 
-    /// Closes the spare process's input and reaps it (it exits at EOF without a start message).
+    /// Closes the spare process's input and reaps it (it exits at EOF without a start message). Idempotent.
     public func discard() {
         guard let process = spare else { return }
         spare = nil
