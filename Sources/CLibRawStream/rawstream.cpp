@@ -256,24 +256,35 @@ private:
         (this->*load_raw)();
     }
 
+    // What both stand-ins check first: LibRaw's loader is put back (its name and pointer comparisons from here on),
+    // and the file is an in-memory stream into LibRaw's flat mosaic of one sample a pixel, some size and no
+    // linearization table. The stream, or nullptr once LibRaw's loader has run instead (`fallBack`).
+    TrackedStream *standIn() {
+        load_raw = libRawLoader;
+        libRawLoader = nullptr;
+        TrackedStream *stream = dynamic_cast<TrackedStream *>(libraw_internal_data.internal_data.input);
+        const char *reason = !stream ? "not an in-memory stream"
+            : !imgdata.rawdata.raw_image ? "no flat raw buffer"
+            : libraw_internal_data.unpacker_data.tiff_samples != 1 ? "more than one sample per pixel"
+            : imgdata.sizes.raw_width == 0 || imgdata.sizes.raw_height == 0 ? "no raw size" : nullptr;
+        for (unsigned v = 0; !reason && v < 0x10000; v++)
+            if (imgdata.color.curve[v] != v) reason = "a linearization table";
+        if (!reason) return stream;
+        fallBack("%s", reason);
+        return nullptr;
+    }
+
     // Stands in for lossless_dng_load_raw: the same tiles in the same places, decoded in parallel, or
     // LibRaw's loader when anything is outside what lw_ljpeg_decode reads as LibRaw does.
     void ownLoad() {
-        load_raw = libRawLoader;       // LibRaw's name and pointer comparisons from here on
-        libRawLoader = nullptr;
+        TrackedStream *stream = standIn();
+        if (!stream) return;
         unpacker_data_t &u = libraw_internal_data.unpacker_data;
-        TrackedStream *stream = dynamic_cast<TrackedStream *>(libraw_internal_data.internal_data.input);
         unsigned rw = imgdata.sizes.raw_width, rh = imgdata.sizes.raw_height;
-        if (!stream) return fallBack("not an in-memory stream");
-        if (!imgdata.rawdata.raw_image) return fallBack("no flat raw buffer");
         // LibRaw's fresh mosaic buffer, not yet touched: let the tiles fault it in 2 MiB at a time.
         lw_advise_huge_pages(imgdata.rawdata.raw_image, (size_t)imgdata.sizes.raw_pitch * rh);
         if (!imgdata.idata.filters) return fallBack("not a CFA image");
-        if (u.tiff_samples != 1) return fallBack("%u samples per pixel", u.tiff_samples);
         if (imgdata.idata.raw_count < 1) return fallBack("no raw image counted");
-        if (rw == 0 || rh == 0) return fallBack("no raw size");
-        for (unsigned v = 0; v < 0x10000; v++)
-            if (imgdata.color.curve[v] != v) return fallBack("a linearization table");
         unsigned tw = u.tile_width, tl = u.tile_length;
         if (tw == 0 || tl == 0) return fallBack("tile size %ux%u", tw, tl);
         bool tiled = tl < INT_MAX;
@@ -345,24 +356,17 @@ private:
     // Copied in bands in parallel when the curve is the identity and the file's byte order is the host's; LibRaw's
     // loader for anything else, and for samples that run past the end (its short read flags the data error).
     void ownUncompressedLoad() {
-        load_raw = libRawLoader;
-        libRawLoader = nullptr;
+        TrackedStream *stream = standIn();
+        if (!stream) return;
         unpacker_data_t &u = libraw_internal_data.unpacker_data;
-        TrackedStream *stream = dynamic_cast<TrackedStream *>(libraw_internal_data.internal_data.input);
         unsigned rw = imgdata.sizes.raw_width, rh = imgdata.sizes.raw_height;
-        if (!stream) return fallBack("not an in-memory stream");
-        if (!imgdata.rawdata.raw_image) return fallBack("no flat raw buffer");
         if (u.tile_length < INT_MAX) return fallBack("tiles");
         if (u.tiff_bps != 16) return fallBack("%u-bit samples", (unsigned)u.tiff_bps);
-        if (u.tiff_samples != 1) return fallBack("%u samples per pixel", u.tiff_samples);
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
         return fallBack("a big-endian host");
 #endif
         if (u.order != 0x4949) return fallBack("big-endian samples");
-        if (rw == 0 || rh == 0) return fallBack("no raw size");
         if ((size_t)imgdata.sizes.raw_pitch != (size_t)rw * 2) return fallBack("a raw pitch of %u bytes", imgdata.sizes.raw_pitch);
-        for (unsigned v = 0; v < 0x10000; v++)
-            if (imgdata.color.curve[v] != v) return fallBack("a linearization table");
         uint64_t rowBytes = (uint64_t)rw * 2, bytes = rowBytes * rh;
         INT64 start = u.data_offset;
         if (start < 0 || (uint64_t)start > stream->length() || stream->length() - (uint64_t)start < bytes)

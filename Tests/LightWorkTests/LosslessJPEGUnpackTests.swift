@@ -146,13 +146,27 @@ final class LosslessJPEGUnpackTests: XCTestCase {
             }
             XCTAssertGreaterThan(Set(expected).count, min(500, w * h / 8), label)
         }
-        // Cut 1000 bytes into the samples: LightWork's loader declines, LibRaw's reads past the end, the unpack fails.
-        let whole = try Data(contentsOf: dir.appendingPathComponent("plain-0.dng"))
-        let cut = dir.appendingPathComponent("cut.dng")
-        try whole.prefix(whole.count - 1000).write(to: cut)
-        XCTAssertThrowsError(try RawDecoder.unpackMosaic(url: cut)) { print("uncompressed, cut short: \($0)") }
-        XCTAssertThrowsError(try RawDecoder.unpackMosaic(url: cut, lightWork: false))
-        XCTAssertThrowsError(try RawDecoder.decode(url: cut, options: DecodeOptions()))
+        // The samples moved to 1000 bytes before the end (the first StripOffsets value, where LibRaw's loader starts
+        // reading one run; the generator puts the IFD after the samples): the header still reads, LightWork's loader
+        // declines the run past the end, LibRaw's reads past it, and the unpack fails. (Cutting the file short instead
+        // cut the IFD off, so LibRaw failed to identify it and neither loader ran.)
+        var bytes = [UInt8](try Data(contentsOf: dir.appendingPathComponent("plain-0.dng")))
+        func u32(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24 }
+        let ifd = u32(4), entries = Int(bytes[ifd]) | Int(bytes[ifd + 1]) << 8
+        let stripOffsets = try XCTUnwrap((0..<entries).map { ifd + 2 + 12 * $0 }.first { bytes[$0] == 0x11 && bytes[$0 + 1] == 0x01 },
+                                         "no StripOffsets in IFD0")
+        XCTAssertEqual([bytes[stripOffsets + 2], bytes[stripOffsets + 3]], [4, 0], "StripOffsets are LONGs")
+        let firstStrip = u32(stripOffsets + 4) == 1 ? stripOffsets + 8 : u32(stripOffsets + 8)
+        let moved = withUnsafeBytes(of: UInt32(bytes.count - 1000).littleEndian) { [UInt8]($0) }
+        bytes.replaceSubrange(firstStrip..<(firstStrip + 4), with: moved)
+        let pastEnd = dir.appendingPathComponent("past-end.dng")
+        try Data(bytes).write(to: pastEnd)
+        XCTAssertThrowsError(try RawDecoder.unpackMosaic(url: pastEnd)) { error in
+            print("uncompressed, samples past the end: \(error)")
+            XCTAssertTrue("\(error)".contains("cut short"), "\(error)")
+        }
+        XCTAssertThrowsError(try RawDecoder.unpackMosaic(url: pastEnd, lightWork: false))
+        XCTAssertThrowsError(try RawDecoder.decode(url: pastEnd, options: DecodeOptions()))
     }
 
     /// The starts of the JPEG streams in a generated file (SOI, then the DHT the generator writes first).
