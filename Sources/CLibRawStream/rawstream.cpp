@@ -11,7 +11,6 @@
 #include <mutex>
 #include "lw_rawstream.h"
 #include "lw_ljpeg.h"
-#include "lw_buffer.h"
 #include <climits>
 #include <string.h>
 #include <cstdlib>
@@ -281,8 +280,6 @@ private:
         if (!stream) return;
         unpacker_data_t &u = libraw_internal_data.unpacker_data;
         unsigned rw = imgdata.sizes.raw_width, rh = imgdata.sizes.raw_height;
-        // LibRaw's fresh mosaic buffer, not yet touched: let the tiles fault it in 2 MiB at a time.
-        lw_advise_huge_pages(imgdata.rawdata.raw_image, (size_t)imgdata.sizes.raw_pitch * rh);
         if (!imgdata.idata.filters) return fallBack("not a CFA image");
         if (imgdata.idata.raw_count < 1) return fallBack("no raw image counted");
         unsigned tw = u.tile_width, tl = u.tile_length;
@@ -371,7 +368,6 @@ private:
         INT64 start = u.data_offset;
         if (start < 0 || (uint64_t)start > stream->length() || stream->length() - (uint64_t)start < bytes)
             return fallBack("the samples run past the end of the file");
-        lw_advise_huge_pages(imgdata.rawdata.raw_image, (size_t)bytes);
         CopyJob job = {stream->bytes() + start, imgdata.rawdata.raw_image, rowBytes, rh, 64};
         parallel(context, (int)((rh + job.bandRows - 1) / job.bandRows), copyBand, &job);
         stream->noteRead((uint64_t)start, bytes);

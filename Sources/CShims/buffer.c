@@ -1,4 +1,4 @@
-// Large buffers on transparent huge pages, kept for reuse (contract in lw_buffer.h).
+// Large buffers as mappings of their own, kept for reuse (contract in lw_buffer.h).
 #define _GNU_SOURCE
 #include "lw_buffer.h"
 #include <pthread.h>
@@ -20,7 +20,7 @@ static block kept[KEPT_MAX];   // mapped blocks freed, oldest first
 static int kept_count;
 static size_t kept_total;
 
-// A fresh 2 MiB-aligned mapping of `bytes` (a multiple of HUGE_PAGE) advised for huge pages; NULL when none.
+// A fresh 2 MiB-aligned mapping of `bytes` (a multiple of HUGE_PAGE); NULL when none.
 static void *map_block(size_t bytes) {
     if (bytes > SIZE_MAX - HUGE_PAGE) return NULL;
     unsigned char *raw = mmap(NULL, bytes + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -29,7 +29,6 @@ static void *map_block(size_t bytes) {
     size_t head = start - (uintptr_t)raw, tail = HUGE_PAGE - head;
     if (head) munmap(raw, head);
     if (tail) munmap((void *)(start + bytes), tail);
-    (void)madvise((void *)start, bytes, MADV_HUGEPAGE);
     return (void *)start;
 }
 
@@ -61,7 +60,6 @@ void *lw_large_alloc(size_t bytes) {
     // anything it does not know with free), rather than failing a request the machine can meet.
     munmap(b.p, b.bytes);
     if (posix_memalign(&p, HUGE_PAGE, rounded) != 0) return NULL;
-    (void)madvise(p, rounded, MADV_HUGEPAGE);
     return p;
 }
 
@@ -98,9 +96,3 @@ float *lw_floats_alloc(size_t count) {
 }
 
 void lw_floats_free(float *p) { lw_large_free(p); }
-
-void lw_advise_huge_pages(void *p, size_t bytes) {
-    if (!p || bytes < LARGE) return;
-    uintptr_t start = ((uintptr_t)p + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE, end = ((uintptr_t)p + bytes) / HUGE_PAGE * HUGE_PAGE;
-    if (end > start) (void)madvise((void *)start, end - start, MADV_HUGEPAGE);
-}

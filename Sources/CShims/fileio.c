@@ -204,7 +204,7 @@ lw_direct_writer *lw_direct_writer_new(int fd, size_t window) {
     pthread_cond_init(&w->cond, NULL);
     size_t cap = (window + LW_DIRECT_ALIGN - 1) / LW_DIRECT_ALIGN * LW_DIRECT_ALIGN;
     if (!cap) cap = LW_DIRECT_ALIGN;
-    // Large windows on huge pages, kept for the next file (lw_buffer.h); small ones block-aligned.
+    // Large windows from the kept-block pool, for the next file (lw_buffer.h); small ones block-aligned.
     for (int k = 0; k < 2; k++) {
         void *buf = NULL;
         if (cap >= (4u << 20)) buf = lw_large_alloc(cap);

@@ -6,12 +6,13 @@
 extern "C" {
 #endif
 
-/// Large image buffers (working images, develop planes, output samples). A 24 MP file passes about a gigabyte of
-/// fresh memory through a conversion, and on 4 KiB pages faulting it in cost 0.6–0.8 CPU s of a 3.2 s file
-/// (docs/performance.md). Buffers of 4 MiB or more are therefore 2 MiB-aligned and marked for transparent huge
-/// pages (madvise), so that a 192 MB image takes 96 page faults instead of 47,000 (measured: 27 ms against 113 ms
-/// to touch it); smaller ones are plain allocations. The advice is only advice: where huge pages are off the
-/// buffers work with ordinary pages. NULL when out of memory (or `bytes` overflows). Free with lw_large_free.
+/// Large image buffers (working images, develop planes, output windows). Buffers of 4 MiB or more are mappings of
+/// their own, 2 MiB-aligned (so that where the system puts all memory on transparent huge pages, THP `always`, they
+/// get them); smaller ones are plain allocations. LightWork does not ask for huge pages itself (no MADV_HUGEPAGE):
+/// on the 2-core VM it is measured on, a huge page's first touch cost ~6 ms of system time where the host had
+/// taken the memory back, and the same conversions ran with a third of the system time on 4 KiB pages
+/// (docs/performance.md, "Huge pages given up"). NULL when out of memory (or `bytes` overflows). Free with
+/// lw_large_free.
 ///
 /// The large ones are mappings of their own, and a freed one is kept (up to 1 GiB, six blocks, oldest dropped
 /// first) for the next request of its size, within an eighth: a batch worker asks for the same sizes for every
@@ -26,10 +27,6 @@ void lw_large_free(void *p);
 /// The same for `count` floats (a develop plane).
 float *lw_floats_alloc(size_t count);
 void lw_floats_free(float *p);
-
-/// Marks the whole 2 MiB pages inside [p, p + bytes) of a buffer someone else allocated (an array's storage,
-/// LibRaw's raw buffer) for transparent huge pages, before anything touches them. Does nothing under 4 MiB.
-void lw_advise_huge_pages(void *p, size_t bytes);
 
 #ifdef __cplusplus
 }

@@ -39,8 +39,8 @@ public final class PlanarImage: @unchecked Sendable {
         PlanarImage.freePlane(r); PlanarImage.freePlane(g); PlanarImage.freePlane(b); alpha.map(PlanarImage.freePlane)
     }
 
-    /// A plane's (or a module's plane-sized scratch) memory: on huge pages where the system allows
-    /// (`lw_floats_alloc`), as page faults were a tenth of the develop stage's time. Free with `freePlane`.
+    /// A plane's (or a module's plane-sized scratch) memory from `lw_floats_alloc`, kept for the next plane of its
+    /// size (a batch asks for the same sizes for every file). Free with `freePlane`.
     public static func allocatePlane(_ count: Int) -> UnsafeMutablePointer<Float> {
         guard let p = lw_floats_alloc(count) else { fatalError("out of memory for a \(count)-float plane") }
         return p

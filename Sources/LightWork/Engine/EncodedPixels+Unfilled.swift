@@ -12,14 +12,12 @@ extension EncodedPixels {
         switch depth {
         case .eight:
             samples8 = [UInt8](unsafeUninitializedCapacity: n) { buffer, count in
-                lw_advise_huge_pages(buffer.baseAddress, n)   // untouched yet: fault it in 2 MiB at a time
                 fill8(buffer.baseAddress!)
                 count = n
             }
             samples16 = []
         case .sixteen:
             samples16 = [UInt16](unsafeUninitializedCapacity: n) { buffer, count in
-                lw_advise_huge_pages(buffer.baseAddress, 2 * n)
                 fill16(buffer.baseAddress!)
                 count = n
             }
