@@ -14,7 +14,7 @@ extern "C" {
 /// (docs/performance.md, "Huge pages given up"). NULL when out of memory (or `bytes` overflows). Free with
 /// lw_large_free.
 ///
-/// The large ones are mappings of their own, and a freed one is kept (up to 1 GiB, six blocks, oldest dropped
+/// A freed large one is kept (up to 1 GiB, six blocks, oldest dropped
 /// first) for the next request of its size, within an eighth: a batch worker asks for the same sizes for every
 /// file. In the heap, the next file's mosaic and small buffers split the freed image's space, so the heap grew by
 /// a whole image for the second file; here fresh memory is dear (the VM hands freed pages back to its host, which

@@ -1,4 +1,3 @@
-import CShims
 extension EncodedPixels {
     /// Output samples written by `fill` instead of zero-filled first (the renderer writes every sample, and
     /// zeroing 24 MP of 16-bit RGB is a pass over 144 MB). `fill` receives the samples of `depth`.
